@@ -1,0 +1,1 @@
+"""Local tournament manager and ladder for Gomocup brains."""
