@@ -1,0 +1,150 @@
+"""A scripted Gomocup brain for the tournament tests: fast, deterministic, and able to misbehave on cue.
+
+It plays by filling one row from the left (`--row`), first completing its own five if it can, so two
+fake brains on different rows give short games that the side to move first wins. `--mode` makes it
+misbehave on its `--at`-th move (1-based, counting only its own replies to BEGIN/TURN/BOARD):
+
+  crash-start   exit before answering START          no-start   never answer START (but keep reading)
+  crash         exit instead of moving               hang       never answer that move
+  slow          sleep --sleep seconds, then move     garbage    reply a line that is not a move
+  occupied      play on an occupied square           offboard   play outside the board
+  error         reply ERROR instead of a move        memory     allocate --megabytes MB, then move
+  script        play the moves in --moves in order   exit-idle  exit right after that move is sent
+
+`--no-restart` answers RESTART with UNKNOWN (the manager must relaunch). `--log FILE` appends every
+received line, so tests can check the real transcript. Stdout carries protocol lines only.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--row", type=int, default=0)
+    ap.add_argument("--mode", default="normal")
+    ap.add_argument("--at", type=int, default=1)
+    ap.add_argument("--sleep", type=float, default=0.0)
+    ap.add_argument("--megabytes", type=int, default=0)
+    ap.add_argument("--moves", default="")
+    ap.add_argument("--no-restart", action="store_true")
+    ap.add_argument("--log", default="")
+    ap.add_argument("--name", default="fake")
+    args = ap.parse_args()
+
+    log = open(args.log, "a", buffering=1) if args.log else None
+    width = height = 0
+    board: dict[tuple[int, int], int] = {}  # 1 own, 2 opponent
+    my_moves = 0
+    script = [tuple(int(v) for v in m.split(",")) for m in args.moves.split()] if args.moves else []
+    hoard = []
+
+    def out(text: str) -> None:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+    def choose() -> tuple[int, int]:
+        if args.mode == "script" and script:
+            return script.pop(0)
+        for x in range(width):  # complete our five on our row if we can
+            if (x, args.row) not in board and sum(board.get((x + d, args.row)) == 1 for d in range(-4, 5) if d) >= 4:
+                return x, args.row
+        for y in list(range(args.row, height)) + list(range(args.row)):
+            for x in range(width):
+                if (x, y) not in board:
+                    return x, y
+        return 0, 0
+
+    def move() -> None:
+        nonlocal my_moves
+        my_moves += 1
+        misbehave = my_moves == args.at
+        if misbehave:
+            if args.mode == "crash":
+                os._exit(3)
+            if args.mode == "hang":
+                return
+            if args.mode == "slow":
+                time.sleep(args.sleep)
+            if args.mode == "garbage":
+                out("MESSAGE thinking hard")
+                out("what is this")
+                return
+            if args.mode == "error":
+                out("ERROR cannot move")
+                return
+            if args.mode == "occupied" and board:
+                x, y = next(iter(board))
+                out(f"{x},{y}")
+                return
+            if args.mode == "offboard":
+                out(f"{width},{height - 1}")
+                return
+            if args.mode == "memory":
+                hoard.append(bytearray(os.urandom(1)) * (args.megabytes * 1024 * 1024))
+        x, y = choose()
+        board[(x, y)] = 1
+        out("DEBUG fake brain move")
+        out(f"{x},{y}")
+        if misbehave and args.mode == "exit-idle":
+            os._exit(0)
+
+    block: list[str] | None = None
+    for raw in sys.stdin:
+        line = raw.strip()
+        if log:
+            log.write(line + "\n")
+        if not line:
+            continue
+        word = line.split()[0].upper()
+        if block is not None:
+            if word == "DONE":
+                for item in block:
+                    x, y, f = (int(v) for v in item.split(","))
+                    board[(x, y)] = 1 if f == 1 else 2
+                block = None
+                move()
+            else:
+                block.append(line)
+            continue
+        if word in ("START", "RECTSTART"):
+            if args.mode == "crash-start":
+                os._exit(2)
+            if args.mode == "no-start":
+                continue
+            rest = line.split(None, 1)[1].replace(",", " ").split()
+            width = int(rest[0])
+            height = int(rest[1]) if word == "RECTSTART" else width
+            board.clear()
+            out("OK")
+        elif word == "RESTART":
+            if args.no_restart:
+                out("UNKNOWN restart not supported")
+            else:
+                board.clear()
+                out("OK")
+        elif word == "BEGIN":
+            move()
+        elif word == "TURN":
+            x, y = (int(v) for v in line.split(None, 1)[1].split(","))
+            board[(x, y)] = 2
+            move()
+        elif word == "BOARD":
+            board.clear()
+            block = []
+        elif word == "INFO" or word == "YXSTOP":
+            pass
+        elif word == "ABOUT":
+            out(f'name="{args.name}", version="1.0", author="tests"')
+        elif word == "END":
+            return 0
+        else:
+            out(f"UNKNOWN {word}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

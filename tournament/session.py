@@ -1,0 +1,341 @@
+"""One engine as the game runner sees it: launch or reuse, START/RESTART + INFO, ask for moves.
+
+This is where the protocol is spoken and clocks are kept; the rules of the game live in the
+referee and the flow of a game in `game.py`. Every failure comes back as a value (`Failure`), never
+as an exception, so a misbehaving engine can only lose its game.
+"""
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, field
+
+import trio
+
+from protocol import messages as m
+from protocol.rules import Rules
+from tournament.connection import Connection, EngineClosed, ProcessConnection, ReplyLine, TcpConnection
+from tournament.endings import Ending
+from tournament.engines import EngineSpec
+from tournament.memory import tree_rss_bytes
+
+log = logging.getLogger(__name__)
+
+UNLIMITED = m.UNLIMITED
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Per-move and per-game limits in milliseconds (None = no limit) and how strictly they are kept.
+
+    tolerance_ms: a move is on time if it arrives within budget + tolerance (Piskvork/Gomocup: 1000).
+    stop_at_budget: send YXSTOP when the budget is used up (c-gomoku-cli does), still scoring by the tolerance.
+    late_grace_ms: keep listening this long after the deadline so a late move is seen and reported
+        in the ending detail (it still loses on time).
+    """
+
+    turn_ms: int | None = 5000
+    match_ms: int | None = None
+    tolerance_ms: int = 1000
+    stop_at_budget: bool = False
+    late_grace_ms: int = 250
+
+    def describe(self) -> str:
+        turn = f"{self.turn_ms / 1000:g}s/move" if self.turn_ms is not None else "no move limit"
+        match = f"{self.match_ms / 1000:g}s/game" if self.match_ms is not None else "no game limit"
+        return f"{turn}, {match}, tolerance {self.tolerance_ms}ms"
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    width: int = 15
+    height: int = 15
+    rules: Rules = Rules()
+    win_length: int = 5
+    time: TimeControl = TimeControl()
+    max_memory: int = 0  # bytes, 0 = unlimited (Gomocup: 350 MiB)
+    move_limit: int | None = None  # stones on the board at which the game is drawn; None = full board
+    start_timeout: float = 10.0  # seconds to launch and answer START
+    game_type: int = 1  # INFO game_type (GomocupJudge sends 1)
+
+
+@dataclass(frozen=True)
+class Failure:
+    ending: Ending
+    detail: str
+
+
+@dataclass(frozen=True)
+class MoveAnswer:
+    x: int
+    y: int
+    ms: int
+
+
+class EngineSession:
+    """A connection to one engine plus the state needed to reuse it for the next game."""
+
+    def __init__(self, spec: EngineSpec, nursery: trio.Nursery) -> None:
+        self.spec = spec
+        self.nursery = nursery
+        self.conn: Connection | None = None
+        self.started = False  # START answered on this connection
+        self.reusable = True  # last exchange completed cleanly
+        self.synced = False  # has received the position in this game
+        self.used_ms = 0  # match clock for the current game
+        self.total_ms = 0  # sum of move times this game
+        self.peak_rss = 0
+        self.launches = 0
+        self.messages: list[str] = []  # MESSAGE lines of the current move (kept short)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    # ---------------------------------------------------------------- launching and starting
+    async def _launch(self) -> None:
+        self.launches += 1
+        if self.spec.kind == "tcp":
+            self.conn = await TcpConnection.connect(self.nursery, self.spec.name, self.spec.host, self.spec.port)
+        else:
+            self.conn = await ProcessConnection.launch(
+                self.nursery, self.spec.name, self.spec.argv, cwd=self.spec.cwd, env=dict(self.spec.env) or None
+            )
+        self.started = False
+
+    async def close(self) -> None:
+        if self.conn is not None:
+            await self.conn.close()
+            self.conn = None
+        self.started = False
+
+    def kill(self) -> None:
+        if self.conn is not None:
+            self.conn.kill()  # type: ignore[attr-defined]
+
+    def _detail_closed(self, what: str) -> str:
+        conn = self.conn
+        text = f"{what}: {conn.close_reason if conn else 'no connection'}"
+        tail = getattr(conn, "stderr_tail", None)
+        if tail:
+            text += f"; stderr: {' | '.join(list(tail)[-3:])}"
+        return text
+
+    async def _await_ok(self, deadline: float, what: str) -> Failure | m.Reply | None:
+        """Read lines until a non-log reply; None on OK, the reply if it is something else, Failure on death/timeout."""
+        assert self.conn is not None
+        with trio.move_on_at(deadline):
+            try:
+                while True:
+                    line = await self.conn.receive()
+                    if isinstance(line.reply, (m.MessageReply, m.DebugReply, m.RealtimeReply)):
+                        continue
+                    if isinstance(line.reply, m.OkReply):
+                        return None
+                    return line.reply if not isinstance(line.reply, m.ProtocolError) else m.ErrorReply(line.text)
+            except EngineClosed:
+                return Failure(Ending.START_FAILED if what == "START" else Ending.CRASH, self._detail_closed(f"exited before answering {what}"))
+        return Failure(Ending.START_FAILED, f"no answer to {what} within the start-up time")
+
+    async def begin_game(self, config: GameConfig) -> Failure | None:
+        """Get the engine onto an empty board with this game's settings: RESTART if it can, else (re)launch + START."""
+        self.synced = False
+        self.used_ms = self.total_ms = 0
+        self.peak_rss = 0
+        deadline = trio.current_time() + config.start_timeout
+        if self.conn is not None and (self.conn.closed or not self.reusable):
+            await self.close()
+        if self.conn is not None and self.started:
+            self.conn.drain()
+            try:
+                await self.conn.send(m.Restart())
+                answer = await self._await_ok(deadline, "RESTART")
+            except EngineClosed:
+                answer = Failure(Ending.CRASH, "closed")
+            if answer is None:
+                self.reusable = True
+                return await self._send_infos(config)
+            log.info("%s: RESTART not accepted (%s); relaunching", self.name, answer)
+            await self.close()
+        if self.conn is None:
+            try:
+                with trio.fail_after(max(0.1, deadline - trio.current_time())):
+                    await self._launch()
+            except (OSError, trio.TooSlowError, ValueError) as exc:
+                self.conn = None
+                return Failure(Ending.START_FAILED, f"cannot start {self.spec.text!r}: {exc}")
+        assert self.conn is not None
+        start = m.Start(config.width) if config.width == config.height else m.RectStart(config.width, config.height)
+        try:
+            await self.conn.send(start)
+        except EngineClosed:
+            return Failure(Ending.START_FAILED, self._detail_closed("exited at start-up"))
+        answer = await self._await_ok(deadline, "START")
+        if isinstance(answer, Failure):
+            self.reusable = False
+            return answer
+        if answer is not None:
+            self.reusable = False
+            return Failure(Ending.START_FAILED, f"START answered with {answer!r} instead of OK")
+        self.started = True
+        self.reusable = True
+        return await self._send_infos(config)
+
+    async def _send_infos(self, config: GameConfig) -> Failure | None:
+        assert self.conn is not None
+        tc = config.time
+        infos = [
+            m.Info("timeout_turn", str(tc.turn_ms if tc.turn_ms is not None else UNLIMITED)),
+            m.Info("timeout_match", str(tc.match_ms if tc.match_ms is not None else 0)),
+            m.Info("max_memory", str(config.max_memory)),
+            m.Info("game_type", str(config.game_type)),
+            m.Info("rule", str(config.rules.code)),
+        ]
+        try:
+            await self.conn.send(*infos)
+        except EngineClosed:
+            self.reusable = False
+            return Failure(Ending.CRASH, self._detail_closed("exited while receiving INFO"))
+        return None
+
+    # ---------------------------------------------------------------- moves
+    def budget_ms(self, tc: TimeControl) -> tuple[float, Ending]:
+        """The time this move may take and which limit binds (turn or match)."""
+        turn = tc.turn_ms if tc.turn_ms is not None else math.inf
+        left = tc.match_ms - self.used_ms if tc.match_ms is not None else math.inf
+        return (turn, Ending.TIME_TURN) if turn <= left else (max(left, 0), Ending.TIME_MATCH)
+
+    async def request_move(
+        self, command: m.Command, config: GameConfig, opponent: "EngineSession | None" = None
+    ) -> MoveAnswer | Failure:
+        """Send time_left and the move command, then wait for a move on our clock.
+
+        While waiting, the opponent's death is watched too (it would otherwise go unnoticed until its
+        turn); that comes back as a Failure with `opponent_crashed` in the detail prefix.
+        """
+        assert self.conn is not None
+        tc = config.time
+        budget, binding = self.budget_ms(tc)
+        time_left = UNLIMITED if tc.match_ms is None else tc.match_ms - self.used_ms
+        for stale in self.conn.drain():
+            log.debug("%s: stale line %r", self.name, stale.text)
+        self.messages = []
+        self.reusable = False  # until the move arrives
+        try:
+            await self.conn.send(m.Info("time_left", str(time_left)), command)
+        except EngineClosed:
+            return Failure(Ending.CRASH, self._detail_closed("exited"))
+        sent = trio.current_time()
+        allowed = budget + tc.tolerance_ms  # ms; inf when nothing limits this move
+        stop_at = sent + budget / 1000 if tc.stop_at_budget and math.isfinite(budget) else None
+        give_up = sent + (allowed + tc.late_grace_ms) / 1000 if math.isfinite(allowed) else math.inf
+
+        result: list[ReplyLine | Failure] = []
+
+        async def wait_reply(cancel: trio.CancelScope) -> None:
+            assert self.conn is not None
+            try:
+                while True:
+                    line = await self.conn.receive()
+                    if isinstance(line.reply, (m.MessageReply, m.RealtimeReply)):
+                        if len(self.messages) < 20:
+                            self.messages.append(line.text[:200])
+                        continue
+                    if isinstance(line.reply, m.DebugReply):
+                        continue
+                    result.append(line)
+                    break
+            except EngineClosed:
+                result.append(Failure(Ending.CRASH, self._detail_closed("exited while thinking")))
+            cancel.cancel()
+
+        async def send_stop() -> None:
+            assert stop_at is not None and self.conn is not None
+            await trio.sleep_until(stop_at)
+            try:
+                await self.conn.send(m.YxStop())
+            except EngineClosed:
+                pass
+
+        async def watch_opponent(cancel: trio.CancelScope) -> None:
+            assert opponent is not None and opponent.conn is not None
+            await opponent.conn.closed_event.wait()
+            result.append(Failure(Ending.CRASH, "opponent:" + opponent._detail_closed("exited while waiting")))
+            cancel.cancel()
+
+        with trio.move_on_at(give_up):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(wait_reply, nursery.cancel_scope)
+                if stop_at is not None:
+                    nursery.start_soon(send_stop)
+                if opponent is not None and opponent.conn is not None:
+                    nursery.start_soon(watch_opponent, nursery.cancel_scope)
+        if not result:
+            seconds = (allowed) / 1000
+            return Failure(binding, f"no move within {seconds:.3g}s (budget {budget:.0f}ms + tolerance {tc.tolerance_ms}ms)")
+        first = result[0]
+        if isinstance(first, Failure):
+            if first.detail.startswith("opponent:"):
+                self.reusable = True  # we were interrupted, not at fault; the game is over anyway
+            return first
+        elapsed_ms = (first.at - sent) * 1000.0
+        reply = first.reply
+        if not isinstance(reply, m.MoveReply):
+            return Failure(Ending.BAD_REPLY, f"reply {first.text[:80]!r} is not a move")
+        self.used_ms += int(round(elapsed_ms))
+        self.total_ms += int(round(elapsed_ms))
+        if elapsed_ms > allowed:
+            return Failure(
+                binding,
+                f"move {reply.x},{reply.y} arrived after {elapsed_ms:.0f}ms; allowed {budget:.0f}ms + tolerance {tc.tolerance_ms}ms",
+            )
+        self.reusable = True
+        return MoveAnswer(reply.x, reply.y, int(round(elapsed_ms)))
+
+    def check_memory(self, config: GameConfig) -> Failure | None:
+        """Measure the engine's process tree; a Failure if it exceeds max_memory."""
+        if self.conn is None or self.conn.pid is None:
+            return None
+        rss = tree_rss_bytes(self.conn.pid)
+        self.peak_rss = max(self.peak_rss, rss)
+        if config.max_memory and rss > config.max_memory:
+            self.reusable = False
+            return Failure(Ending.MEMORY, f"resident memory {rss / 2**20:.1f} MiB > limit {config.max_memory / 2**20:.1f} MiB")
+        return None
+
+
+@dataclass
+class EnginePool:
+    """Idle engine sessions per engine name, so a game can RESTART an engine instead of relaunching it."""
+
+    nursery: trio.Nursery
+    idle: dict[str, list[EngineSession]] = field(default_factory=dict)
+    all_sessions: list[EngineSession] = field(default_factory=list)
+
+    def acquire(self, spec: EngineSpec) -> EngineSession:
+        sessions = self.idle.setdefault(spec.name, [])
+        while sessions:
+            session = sessions.pop()
+            if session.conn is not None and not session.conn.closed and session.spec == spec:
+                return session
+        session = EngineSession(spec, self.nursery)
+        self.all_sessions.append(session)
+        return session
+
+    async def release(self, session: EngineSession) -> None:
+        """Keep a healthy process for the next game; close anything else (remote sessions are one per game)."""
+        healthy = session.conn is not None and not session.conn.closed and session.reusable and session.started
+        if healthy and not session.spec.is_remote:
+            self.idle.setdefault(session.name, []).append(session)
+        else:
+            await session.close()
+            if session in self.all_sessions:
+                self.all_sessions.remove(session)
+
+    async def close_all(self) -> None:
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as nursery:
+                for session in self.all_sessions:
+                    nursery.start_soon(session.close)
+        self.all_sessions.clear()
+        self.idle.clear()
