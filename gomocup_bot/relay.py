@@ -1,0 +1,219 @@
+"""`gomocup-bot connect HOST:PORT`: a stdio brain that relays every line to a `gomocup-bot serve`.
+
+Managers and GUIs that can only launch a local executable (Piskvork, c-gomoku-cli, GomocupJudge)
+launch this instead and so play with a bot running on another machine. Lines pass through
+unchanged both ways, except `ABOUT`, answered here (saying this is a relay, and to where). When
+the server cannot be reached or drops, every answer the manager is owed becomes an `ERROR` line
+with the reason at once — a manager waiting on a dead connection would otherwise hang until its
+own timeout. A later `START`/`RECTSTART` tries to connect again.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+import trio
+
+from gomocup_bot import __version__
+from gomocup_bot.server_limits import read_token_file
+from gomocup_bot.session_traffic import RequestTracker, command_word, is_reply
+from protocol.transport import LineStream, LineTooLong, StdioLineStream, TcpLineStream
+
+log = logging.getLogger("gomocup_bot.relay")
+
+DEFAULT_CONNECT_TIMEOUT = 0.9  # seconds; the issue asks for an ERROR within a second
+_CONNECTION_ERRORS = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """`host:port` or `[v6-address]:port` -> (host, port)."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"expected HOST:PORT, got {text!r}")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    return host, int(port)
+
+
+def _connect_failure(exc: OSError) -> str:
+    """The root cause of a failed connect (trio wraps each attempt's error in one OSError)."""
+    cause = exc.__cause__
+    while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
+        cause = cause.exceptions[0]
+    if isinstance(cause, OSError) and cause.strerror:
+        return cause.strerror.lower()
+    return exc.strerror or str(exc)
+
+
+class Relay:
+    """Carries one manager's session (on `local`) to the server, one TCP connection at a time."""
+
+    def __init__(self, local: LineStream, host: str, port: int, *, token: str | None = None,
+                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> None:
+        self.local = local
+        self.host, self.port = host, port
+        self.token = token
+        self.connect_timeout = connect_timeout
+        self.remote: TcpLineStream | None = None
+        self.down_reason: str | None = "not connected yet"
+        self.tracker = RequestTracker()
+        self._nursery: trio.Nursery | None = None
+
+    @property
+    def where(self) -> str:
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
+    def about_line(self) -> str:
+        return (f'name="gomocup-bot relay", version="{__version__}", author="gomocup-bot developers", '
+                f'relay="to gomocup-bot serve at {self.where}"')
+
+    async def run(self) -> None:
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            await self._connect()
+            while True:
+                line = await self.local.receive_line()
+                if line is None:
+                    break
+                word = command_word(line)
+                if word == "ABOUT" and self.tracker.block is None:
+                    await self.local.send_line(self.about_line())
+                    continue
+                if self.remote is None and word in ("START", "RECTSTART") and self.tracker.block is None:
+                    await self._connect()
+                await self._forward(line)
+                if word == "END" and self.tracker.block is None:
+                    break
+            await self._disconnect()
+            nursery.cancel_scope.cancel()
+
+    # ---- manager -> server --------------------------------------------------------------------
+
+    async def _forward(self, line: str) -> None:
+        owed_before = self.tracker.owed
+        self.tracker.observe_request(line)
+        remote = self.remote
+        if remote is not None:
+            try:
+                await remote.send_line(line)
+                return
+            except _CONNECTION_ERRORS as exc:
+                await self._lost(f"sending failed ({exc.__class__.__name__})")
+                return  # _lost has answered everything owed, this line included
+        for _ in range(self.tracker.owed - owed_before):
+            await self.local.send_line(f"ERROR relay: no connection to {self.where} ({self.down_reason})")
+        self.tracker.forget()
+
+    # ---- connection ---------------------------------------------------------------------------
+
+    async def _connect(self) -> None:
+        """Open a fresh server session (and AUTH); on failure remember why, within the timeout."""
+        await self._disconnect()
+        reason = f"no answer within {self.connect_timeout:g} s"
+        with trio.move_on_after(self.connect_timeout):
+            try:
+                stream = TcpLineStream(await trio.open_tcp_stream(self.host, self.port))
+            except OSError as exc:
+                reason = _connect_failure(exc)
+            else:
+                refusal = await self._handshake(stream)
+                if refusal is None:
+                    self.remote, self.down_reason = stream, None
+                    self.tracker = RequestTracker()
+                    assert self._nursery is not None
+                    self._nursery.start_soon(self._pump_from_server, stream)
+                    log.info("connected to %s", self.where)
+                    return
+                reason = refusal
+                await trio.aclose_forcefully(stream.stream)
+        self.down_reason = reason
+        log.warning("cannot use server %s: %s", self.where, reason)
+
+    async def _handshake(self, stream: TcpLineStream) -> str | None:
+        """Send AUTH if we have a token; None when the session may start, else the server's refusal."""
+        if self.token is None:
+            return None
+        try:
+            await stream.send_line(f"AUTH {self.token}")
+            while True:
+                answer = await stream.receive_line()
+                if answer is None:
+                    return "server closed the connection during AUTH"
+                if is_reply(answer):
+                    return None if answer.strip().upper() == "OK" else f"server refused AUTH: {answer}"
+        except _CONNECTION_ERRORS as exc:
+            return f"AUTH failed ({exc.__class__.__name__})"
+
+    async def _disconnect(self) -> None:
+        remote, self.remote = self.remote, None
+        if remote is not None:
+            self.down_reason = "connection closed by the relay"
+            with trio.CancelScope(shield=True), trio.move_on_after(0.5):
+                await remote.aclose()
+
+    async def _lost(self, reason: str) -> None:
+        """The server went away: answer every owed command with an ERROR now."""
+        if self.remote is None:
+            return
+        self.remote = None
+        self.down_reason = reason
+        log.warning("lost the server %s: %s", self.where, reason)
+        for _ in range(self.tracker.owed):
+            await self.local.send_line(f"ERROR relay: lost the connection to {self.where} ({reason})")
+        self.tracker.forget()
+
+    # ---- server -> manager --------------------------------------------------------------------
+
+    async def _pump_from_server(self, stream: TcpLineStream) -> None:
+        reason = "the server closed the connection"
+        while True:
+            try:
+                line = await stream.receive_line()
+            except LineTooLong:
+                continue  # nothing a manager could use; the transport skipped it
+            except _CONNECTION_ERRORS as exc:
+                line, reason = None, f"receive failed ({exc.__class__.__name__})"
+            if line is None:
+                if self.remote is stream:
+                    await self._lost(reason)
+                return
+            self.tracker.observe_reply(line)
+            await self.local.send_line(line)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gomocup-bot connect",
+        description="A stdio Gomocup brain that relays to a remote `gomocup-bot serve`: give this command "
+        "line to any manager or GUI that launches local brains.",
+    )
+    parser.add_argument("address", metavar="HOST:PORT", help="the server, e.g. 192.168.1.5:6789")
+    secret = parser.add_mutually_exclusive_group()
+    secret.add_argument("--token", help="shared secret sent as `AUTH <token>` (if the server requires one)")
+    secret.add_argument("--token-file", help="read the shared secret from the first line of this file")
+    parser.add_argument("--connect-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT,
+                        help="seconds to reach the server before answering ERROR (default %(default)s)")
+    parser.add_argument("--log-level", default="WARNING", help="logging level on stderr (default %(default)s)")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=getattr(logging, str(args.log_level).upper(), logging.WARNING),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        host, port = parse_address(args.address)
+        token = read_token_file(args.token_file) if args.token_file else args.token
+    except (ValueError, OSError) as exc:
+        parser.error(str(exc))
+
+    async def relay() -> None:
+        await Relay(StdioLineStream(), host, port, token=token, connect_timeout=args.connect_timeout).run()
+
+    trio.run(relay)
+    return 0

@@ -1,0 +1,183 @@
+"""Each server limit over real loopback sockets: the offender gets an ERROR and/or a closed
+connection, and a well-behaved game running at the same time is not affected."""
+from __future__ import annotations
+
+import time
+
+import trio
+
+from server_testkit import Client, brain_handler, play_short_game, serving
+
+
+async def _good_game(port: int, results: list, *, seed: int = 1, server_moves: int = 4) -> None:
+    client = await Client.open(port)
+    results.append(await play_short_game(client, budget_ms=200, server_moves=server_moves, seed=seed))
+    await client.aclose()
+
+
+def _assert_clean(results: list, games: int = 1) -> None:
+    assert len(results) == games
+    for record in results:
+        assert record.problems == []
+        assert len(record.moves) >= 1
+
+
+async def test_connection_over_the_total_cap_is_refused_with_a_reason():
+    async with serving(brain_handler(), max_connections=2, per_address=0) as server:
+        first, second = await Client.open(server.port), await Client.open(server.port)
+        assert await first.ask("START 15") == "OK"
+        third = await Client.open(server.port)
+        assert await third.closed_by_server() == ["ERROR server full (2 connections)"]
+        assert await second.ask("START 15") == "OK"
+        await first.aclose()
+        await trio.sleep(0.1)
+        fourth = await Client.open(server.port)  # a slot freed up
+        assert await fourth.ask("START 15") == "OK"
+        assert server.counters.rejected == 1
+        for client in (second, third, fourth):
+            await client.aclose()
+
+
+async def test_per_address_cap_refuses_the_extra_connection_only():
+    async with serving(brain_handler(), per_address=2) as server:
+        results: list = []
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_good_game, server.port, results)
+            await trio.sleep(0.05)
+            other = await Client.open(server.port)
+            extra = await Client.open(server.port)
+            assert await extra.closed_by_server() == ["ERROR too many connections from 127.0.0.1 (limit 2)"]
+            assert await other.ask("START 15") == "OK"
+            await other.aclose()
+        _assert_clean(results)
+
+
+async def test_allow_list_refuses_loopback_unless_listed():
+    async with serving(brain_handler(), allow=_networks("10.0.0.0/8")) as server:
+        client = await Client.open(server.port)
+        lines = await client.closed_by_server()
+        assert lines == ["ERROR address 127.0.0.1 is not in the server's allow-list"]
+    async with serving(brain_handler(), allow=_networks("10.0.0.0/8,127.0.0.0/8")) as server:
+        client = await Client.open(server.port)
+        assert await client.ask("START 15") == "OK"
+        await client.aclose()
+
+
+def _networks(spec: str):
+    from gomocup_bot.server_limits import parse_networks
+
+    return parse_networks([spec])
+
+
+async def test_token_auth_first_line():
+    async with serving(brain_handler(), token="open sesame") as server:
+        good = await Client.open(server.port)
+        assert await good.ask("AUTH open sesame") == "OK"
+        assert await good.ask("START 15") == "OK"
+        wrong = await Client.open(server.port)
+        await wrong.send("AUTH open sesame!")
+        assert await wrong.closed_by_server() == ["ERROR authentication failed"]
+        missing = await Client.open(server.port)
+        await missing.send("START 15")
+        assert await missing.closed_by_server() == [
+            "ERROR authentication required: the first line must be AUTH <token>"
+        ]
+        assert await good.ask("START 15") == "OK"  # still served
+        assert server.counters.rejected == 2
+        await good.aclose()
+
+
+async def test_silent_client_loses_its_connection_at_the_auth_timeout():
+    async with serving(brain_handler(), token="t", auth_timeout=0.3) as server:
+        client = await Client.open(server.port)
+        started = time.monotonic()
+        lines = await client.closed_by_server(timeout=5)
+        assert lines == ["ERROR no AUTH in time, closing the connection"]
+        assert time.monotonic() - started < 3
+
+
+async def test_overlong_line_is_refused_and_the_session_goes_on():
+    async with serving(brain_handler(), max_line=256) as server:
+        results: list = []
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_good_game, server.port, results)
+            client = await Client.open(server.port)
+            await client.send("START " + "1" * 5000)
+            assert await client.reply() == "ERROR line longer than 256 bytes ignored"
+            assert await client.ask("START 15") == "OK"
+            await client.aclose()
+        _assert_clean(results)
+
+
+async def test_oversized_board_is_refused_and_block_flood_is_cut():
+    async with serving(brain_handler(), max_board=20) as server:
+        client = await Client.open(server.port)
+        assert await client.ask("START 21") == "ERROR board 21x21 is larger than this server allows (20x20)"
+        assert await client.ask("RECTSTART 15,40") == "ERROR board 15x40 is larger than this server allows (20x20)"
+        assert await client.ask("START 20") == "OK"
+        flood = await Client.open(server.port)
+        await flood.send("START 20", "BOARD")
+        assert await flood.reply() == "OK"
+        with trio.move_on_after(10):  # the server closes mid-way; sending may then fail
+            try:
+                for i in range(1000):
+                    await flood.send(f"{i % 20},{i // 20 % 20},1")
+            except trio.BrokenResourceError:
+                pass
+        lines = await flood.closed_by_server()
+        assert lines[-1] == "ERROR BOARD block longer than 400 lines"
+        assert await client.ask("START 20") == "OK"
+        await client.aclose()
+
+
+async def test_garbage_flood_is_cut_off_and_others_play_on():
+    async with serving(brain_handler(), max_bad_replies=50) as server:
+        results: list = []
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_good_game, server.port, results)
+            flood = await Client.open(server.port)
+            garbage = bytes(range(256)).replace(b"\n", b"").replace(b"\r", b"")
+            with trio.move_on_after(10):
+                try:
+                    for i in range(2000):
+                        await flood.stream.stream.send_all(b"%d" % i + garbage + b"\n")
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    pass
+            lines = await flood.closed_by_server()
+            assert lines[-1] == "ERROR 50 invalid commands in a row, closing the connection"
+            assert len(lines) == 51
+        _assert_clean(results)
+        assert server.counters.errors >= 51
+
+
+async def test_slow_client_one_byte_at_a_time_does_not_hold_up_others():
+    async with serving(brain_handler()) as server:
+        results: list = []
+        slow = await Client.open(server.port)
+
+        async def dribble() -> None:
+            for byte in b"START 15\n":
+                await slow.stream.stream.send_all(bytes([byte]))
+                await trio.sleep(0.15)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(dribble)
+            started = time.monotonic()
+            nursery.start_soon(_good_game, server.port, results)
+        _assert_clean(results)
+        assert max(results[0].move_seconds) < 1.0  # the slow sender did not stall the server
+        assert await slow.reply() == "OK"
+        assert time.monotonic() - started >= 1.2
+
+
+async def test_idle_connection_is_closed_but_not_during_a_search():
+    async with serving(brain_handler(), idle_timeout=0.5) as server:
+        idle = await Client.open(server.port)
+        assert await idle.ask("START 15") == "OK"
+        started = time.monotonic()
+        assert await idle.closed_by_server(timeout=5) == ["ERROR idle for 0.5 s, closing the connection"]
+        assert 0.4 < time.monotonic() - started < 3
+        # A search longer than the idle timeout is not cut: the manager is waiting, not idle.
+        busy = await Client.open(server.port)
+        record = await play_short_game(busy, budget_ms=900, server_moves=2)
+        assert record.problems == []
