@@ -23,6 +23,7 @@ from protocol.transport import LineStream, LineTooLong, StdioLineStream, TcpLine
 log = logging.getLogger("gomocup_bot.relay")
 
 DEFAULT_CONNECT_TIMEOUT = 0.9  # seconds; the issue asks for an ERROR within a second
+EOF_DRAIN_SECONDS = 30.0  # at end of input, how long owed answers may still take
 _CONNECTION_ERRORS = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
 
 
@@ -74,7 +75,9 @@ class Relay:
             await self._connect()
             while True:
                 line = await self.local.receive_line()
-                if line is None:
+                if line is None:  # like the stdio brain: answer what was asked, then leave
+                    await self._drain_owed()
+                    await self._forward("END")
                     break
                 word = command_word(line)
                 if word == "ABOUT" and self.tracker.block is None:
@@ -87,6 +90,12 @@ class Relay:
                     break
             await self._disconnect()
             nursery.cancel_scope.cancel()
+
+    async def _drain_owed(self) -> None:
+        """Wait (bounded) until the server has answered every owed command, or is gone."""
+        with trio.move_on_after(EOF_DRAIN_SECONDS):
+            while self.remote is not None and self.tracker.owed:
+                await trio.sleep(0.01)
 
     # ---- manager -> server --------------------------------------------------------------------
 

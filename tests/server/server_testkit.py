@@ -229,3 +229,26 @@ async def standin_brain(stream, slots: trio.CapacityLimiter) -> None:
 def brain_handler() -> SessionHandler:
     """The brain behind in-process servers."""
     return standin_brain
+
+
+@asynccontextmanager
+async def relay_process(address: str, *args: str, stderr_path: Path | None = None) -> AsyncIterator[tuple[Client, trio.Process]]:
+    """`gomocup-bot connect ADDRESS` as a real process, driven over its stdin/stdout pipes."""
+    from protocol.transport import StreamLineStream
+
+    err = open(stderr_path, "wb") if stderr_path else subprocess.DEVNULL
+    proc = await trio.lowlevel.open_process(
+        [PYTHON, "-m", "gomocup_bot", "connect", address, *args],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, cwd=REPO,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    client = Client(StreamLineStream(trio.StapledStream(proc.stdin, proc.stdout)))  # type: ignore[arg-type]
+    try:
+        yield client, proc
+    finally:
+        with trio.CancelScope(shield=True):
+            if proc.returncode is None:
+                proc.kill()
+            await proc.wait()
+            if stderr_path:
+                err.close()  # type: ignore[union-attr]
