@@ -45,6 +45,7 @@ class GameScore:
     a: Hashable
     b: Hashable
     score_a: float
+    weight: float = 1.0  # how many games this entry stands for (virtual games may be fractional)
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
@@ -102,12 +103,13 @@ def fit_ratings(
         if i == j:
             continue
         key, s = ((i, j), g.score_a) if i < j else ((j, i), 1.0 - g.score_a)
-        pair_games[key] = pair_games.get(key, 0.0) + 1.0
-        pair_points[key] = pair_points.get(key, 0.0) + s
-        game_count[i] += 1
-        game_count[j] += 1
-        points[i] += g.score_a
-        points[j] += 1.0 - g.score_a
+        pair_games[key] = pair_games.get(key, 0.0) + g.weight
+        pair_points[key] = pair_points.get(key, 0.0) + s * g.weight
+        if g.weight == 1.0:  # real games; virtual ones only shape the fit
+            game_count[i] += 1
+            game_count[j] += 1
+            points[i] += g.score_a
+            points[j] += 1.0 - g.score_a
     if prior_draws > 0:
         for key in pair_games:
             pair_games[key] += prior_draws

@@ -11,6 +11,8 @@ misbehave on its `--at`-th move (1-based, counting only its own replies to BEGIN
   error         reply ERROR instead of a move        memory     allocate --megabytes MB, then move
   script        play the moves in --moves in order   exit-idle  exit right after that move is sent
 
+`--delay S` thinks S seconds before every move (for tests that need games in progress).
+
 `--no-restart` answers RESTART with UNKNOWN (the manager must relaunch). `--log FILE` appends every
 received line, so tests can check the real transcript. Stdout carries protocol lines only.
 """
@@ -28,6 +30,7 @@ def main() -> int:
     ap.add_argument("--mode", default="normal")
     ap.add_argument("--at", type=int, default=1)
     ap.add_argument("--sleep", type=float, default=0.0)
+    ap.add_argument("--delay", type=float, default=0.0, help="think this long before every move")
     ap.add_argument("--megabytes", type=int, default=0)
     ap.add_argument("--moves", default="")
     ap.add_argument("--no-restart", action="store_true")
@@ -62,6 +65,8 @@ def main() -> int:
         nonlocal my_moves
         my_moves += 1
         misbehave = my_moves == args.at
+        if args.delay:
+            time.sleep(args.delay)
         if misbehave:
             if args.mode == "crash":
                 os._exit(3)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from conftest import fake_spec
+from tour_helpers import fake_spec
 from protocol.rules import FREESTYLE, RENJU
 from tournament.endings import Ending
 from tournament.game import play_game

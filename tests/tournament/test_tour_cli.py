@@ -1,0 +1,118 @@
+"""The command line as users run it: real manager processes, kill -9 and --resume, report, export, help."""
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tour_helpers import fake_command
+
+CLI = [sys.executable, "-c", "import sys; from tournament.cli import main; sys.exit(main())"]
+
+
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def engine_pids(marker: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if marker in cmdline and "fake_brain" in cmdline:
+                pids.append(int(entry.name))
+    return pids
+
+
+def count_games(db: Path) -> int:
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_kill_9_mid_tournament_then_resume_gives_exactly_the_plan(tmp_path: Path) -> None:
+    db = tmp_path / "rr.sqlite"
+    marker = f"marker-{os.getpid()}-{time.monotonic_ns()}"
+    engines = [f"e{i}={fake_command('--row', str(2 * i), '--delay', '0.04', '--name', marker)}" for i in range(3)]
+    args = ["roundrobin", *engines, "--pairs", "3", "--db", str(db), "--turn", "2", "-j", "2", "--quiet"]
+    manager = subprocess.Popen([*CLI, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while count_games(db) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert count_games(db) >= 4
+        assert engine_pids(marker), "games should be in progress when the manager is killed"
+        manager.send_signal(signal.SIGKILL)
+        manager.wait(timeout=10)
+    finally:
+        if manager.poll() is None:
+            manager.kill()
+    killed_at = count_games(db)
+    assert 4 <= killed_at < 18
+    deadline = time.monotonic() + 5
+    while engine_pids(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not engine_pids(marker), "engines must not outlive a killed manager"
+
+    result = run_cli("roundrobin", "--db", str(db), "--resume", "-j", "2", "--quiet")
+    assert result.returncode == 0, result.stderr
+    with sqlite3.connect(db) as conn:
+        slots = [row[0] for row in conn.execute("SELECT slot FROM games ORDER BY slot")]
+        pairs = conn.execute("SELECT COUNT(DISTINCT black || '/' || white || '/' || pair_index) FROM games").fetchone()[0]
+    assert slots == list(range(18))  # every planned game exactly once
+    assert pairs == 18
+    assert "18 games" in result.stdout
+    # resuming a finished tournament plays nothing
+    again = run_cli("roundrobin", "--db", str(db), "--resume", "--quiet")
+    assert again.returncode == 0 and "this run: 0 games" in again.stdout
+
+
+def test_match_report_and_export(tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite"
+    a = f"alpha={fake_command('--row', '0')}"
+    b = f"beta={fake_command('--row', '2', '--mode', 'offboard', '--at', '2')}"
+    result = run_cli("match", a, b, "--pairs", "2", "--db", str(db), "--turn", "1", "--openings", "none", "--psq", str(tmp_path / "psq"))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""  # not a terminal: no progress line
+    lines = result.stdout.splitlines()
+    assert lines[2].split()[1] == "alpha" and "4-0-0" in lines[2]
+    assert "off-board 4" in lines[3]
+    report = run_cli("report", str(db))
+    assert report.returncode == 0 and "alpha" in report.stdout and "beta" in report.stdout
+    psq = sorted((tmp_path / "psq").glob("*.psq"))
+    assert len(psq) == 4
+    first = psq[0].read_text().splitlines()
+    assert first[0] == "Piskvorky 15x15, 11:11, 0" and first[1].startswith("1,1,")  # alpha's first move, 1-based
+    assert first[-3:] == ["alpha", "beta", "-1"]
+    export = run_cli("export", str(db), "--sgf", str(tmp_path / "sgf"))
+    assert export.returncode == 0 and "exported 4 games" in export.stdout
+    sgf = sorted((tmp_path / "sgf").glob("*.sgf"))[0].read_text()
+    assert sgf.startswith("(;FF[4]GM[4]") and "PB[alpha]PW[beta]RE[B+1]" in sgf and ";B[aa]" in sgf
+
+
+@pytest.mark.parametrize("command", [[], ["match"], ["gauntlet"], ["roundrobin"], ["ladder"], ["report"], ["export"]])
+def test_help_everywhere(command: list[str]) -> None:
+    result = run_cli(*command, "--help")
+    assert result.returncode == 0
+    assert "usage: gomocup-tournament" in result.stdout
+    assert len(result.stdout) > 200
+
+
+def test_usage_errors_are_clean(tmp_path: Path) -> None:
+    bad = run_cli("match", "tcp://nohost", "builtin:greedy", "--db", str(tmp_path / "x.sqlite"))
+    assert bad.returncode == 2 and "tcp://HOST:PORT" in bad.stderr and "Traceback" not in bad.stderr
+    missing = run_cli("report", str(tmp_path / "none.sqlite"))
+    assert missing.returncode == 2 and "no database" in missing.stderr
+    rule = run_cli("match", "a", "b", "--rule", "chess", "--db", str(tmp_path / "y.sqlite"))
+    assert rule.returncode == 2 and "unknown rule" in rule.stderr

@@ -1,0 +1,361 @@
+"""`gomocup-tournament`: matches, gauntlets, round robins, a persistent ladder, reports and exports.
+
+Every subcommand has `--help`. `gomocup-tournament ladder` with no arguments plays a short ladder
+among the built-in engines into ./ladder.sqlite and prints the standings.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import logging
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import trio
+
+from protocol.rules import RuleError, Rules
+from tournament.engines import EngineSpecError, available_builtins, parse_engine_spec, unique_names
+from tournament.export import write_game
+from tournament.openings import BUILTIN_OPENINGS, EMPTY_OPENING, OpeningError, load_openings
+from tournament.progress import Progress, format_duration
+from tournament.report import crosstable, endings_summary, standings_table
+from tournament.runner import (
+    RunSummary,
+    SprtSettings,
+    TournamentSettings,
+    cpu_count,
+    default_concurrency,
+    prepare_store,
+    run_tournament,
+)
+from tournament.session import GameConfig, TimeControl
+from tournament.store import Store, StoreError
+
+log = logging.getLogger("tournament")
+
+ENGINE_HELP = """engines: a command line ("./pbrain-foo" or "python brain.py --fast", quote it), tcp://HOST:PORT for a
+remote brain session (e.g. `gomocup-bot serve`), or builtin:NAME[?level=N] for a built-in engine
+(%s). Prefix LABEL= to name an engine (fast=builtin:greedy)."""
+
+
+class UsageError(Exception):
+    pass
+
+
+def _seconds_ms(text: str) -> int | None:
+    """'5' / '0.25' seconds -> ms; 'none' / 'inf' / 'unlimited' -> None."""
+    if text.strip().lower() in ("none", "inf", "unlimited", "-"):
+        return None
+    value = float(text)
+    if value < 0 or not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"bad time {text!r}")
+    return int(round(value * 1000))
+
+
+def _board(text: str) -> tuple[int, int]:
+    parts = text.lower().replace("x", " ").split()
+    try:
+        sizes = [int(p) for p in parts]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"board must be N or WxH, not {text!r}") from None
+    if len(sizes) == 1:
+        sizes *= 2
+    if len(sizes) != 2 or not all(3 <= s <= 100 for s in sizes):
+        raise argparse.ArgumentTypeError(f"board must be N or WxH with sides 3..100, not {text!r}")
+    return sizes[0], sizes[1]
+
+
+def _add_game_options(p: argparse.ArgumentParser, *, turn: str, match: str, db: str) -> None:
+    g = p.add_argument_group("games")
+    g.add_argument("--db", default=db, help=f"SQLite results database (default: {db})")
+    g.add_argument("--resume", action="store_true", help="continue the tournament stored in --db with its stored settings")
+    g.add_argument("--board", type=_board, default=(15, 15), metavar="N|WxH", help="board size (default 15)")
+    g.add_argument("--rule", default="freestyle", help="freestyle, exact-five (standard), renju, caro, caro-exact, or a Gomocup rule code (default freestyle)")
+    g.add_argument("--win-length", type=int, default=5, metavar="K", help="stones in a row that win (default 5)")
+    g.add_argument("--turn", type=_seconds_ms, default=_seconds_ms(turn), metavar="SEC", help=f"time per move in seconds, or none (default {turn})")
+    g.add_argument("--match", dest="match_time", type=_seconds_ms, default=_seconds_ms(match), metavar="SEC", help=f"time per game and engine in seconds, or none (default {match})")
+    g.add_argument("--tolerance", type=float, default=1.0, metavar="SEC", help="grace beyond the limits before a time loss (default 1, as Gomocup)")
+    g.add_argument("--yxstop", action="store_true", help="send YXSTOP when a move's budget is used up (still scored with the tolerance)")
+    g.add_argument("--max-memory", type=float, default=350.0, metavar="MIB", help="memory limit per engine process tree in MiB, 0 = none (default 350, as Gomocup)")
+    g.add_argument("--draw-after", default="full", metavar="N|piskvork|full", help="draw when N stones are on the board; piskvork = width*height-25; full = play to a full board (default)")
+    g.add_argument("--start-timeout", type=float, default=15.0, metavar="SEC", help="time to launch an engine and answer START (default 15)")
+    o = p.add_argument_group("openings")
+    o.add_argument("--openings", default="builtin", metavar="FILE|builtin|none", help="opening file (offset `dx,dy, ...` or pos `h8i9j10` lines), the built-in balanced set (default), or none (empty board)")
+    o.add_argument("--opening-order", choices=("sequential", "random"), default="sequential", help="order of openings (default sequential)")
+    o.add_argument("--seed", type=int, default=0, help="seed for random opening order and symmetries")
+    o.add_argument("--symmetries", action="store_true", help="apply a random board symmetry to each pair's opening")
+    r = p.add_argument_group("running")
+    r.add_argument("--concurrency", "-j", type=int, default=None, metavar="N", help=f"games at once (default: cores - 1 = {default_concurrency()})")
+    r.add_argument("--psq", metavar="DIR", help="write every finished game as a Piskvork .psq file into DIR")
+    r.add_argument("--sgf", metavar="DIR", help="write every finished game as an .sgf file into DIR")
+    r.add_argument("--engine-cwd", action="append", default=[], metavar="LABEL=DIR", help="working directory of an engine (repeatable)")
+    r.add_argument("--engine-env", action="append", default=[], metavar="LABEL:KEY=VALUE", help="environment variable for an engine (repeatable)")
+    r.add_argument("--quiet", "-q", action="store_true", help="no progress line even on a terminal")
+    r.add_argument("--log-level", default="warning", help="log level for stderr (default warning)")
+
+
+def _parse_engines(texts: list[str], args: argparse.Namespace) -> list:
+    cwds: dict[str, str] = {}
+    for item in args.engine_cwd:
+        label, sep, folder = item.partition("=")
+        if not sep:
+            raise UsageError(f"--engine-cwd wants LABEL=DIR, got {item!r}")
+        cwds[label] = folder
+    envs: dict[str, dict[str, str]] = {}
+    for item in args.engine_env:
+        label, sep, rest = item.partition(":")
+        key, sep2, value = rest.partition("=")
+        if not sep or not sep2 or not key:
+            raise UsageError(f"--engine-env wants LABEL:KEY=VALUE, got {item!r}")
+        envs.setdefault(label, {})[key] = value
+    specs = []
+    for text in texts:
+        try:
+            base = parse_engine_spec(text)
+            specs.append(parse_engine_spec(text, cwd=cwds.get(base.name), env=envs.get(base.name)))
+        except EngineSpecError as exc:
+            raise UsageError(str(exc)) from None
+    return unique_names(specs)
+
+
+def _settings(kind: str, engines: list, args: argparse.Namespace) -> TournamentSettings:
+    try:
+        rules = Rules.from_name(args.rule)
+    except RuleError as exc:
+        raise UsageError(str(exc)) from None
+    width, height = args.board
+    if args.draw_after == "full":
+        move_limit = None
+    elif args.draw_after == "piskvork":
+        move_limit = max(1, width * height - 25)
+    elif args.draw_after.isdigit() and int(args.draw_after) > 0:
+        move_limit = int(args.draw_after)
+    else:
+        raise UsageError(f"--draw-after wants N, piskvork or full, not {args.draw_after!r}")
+    if args.openings == "builtin":
+        openings = list(BUILTIN_OPENINGS)
+    elif args.openings == "none":
+        openings = [EMPTY_OPENING]
+    else:
+        try:
+            openings = load_openings(args.openings, width, height)
+        except (OSError, OpeningError) as exc:
+            raise UsageError(f"cannot read openings: {exc}") from None
+    if not any(o.fits(width, height) for o in openings):
+        raise UsageError(f"no opening fits a {width}x{height} board")
+    tc = TimeControl(
+        turn_ms=args.turn, match_ms=args.match_time, tolerance_ms=int(round(args.tolerance * 1000)), stop_at_budget=args.yxstop
+    )
+    game = GameConfig(
+        width=width, height=height, rules=rules, win_length=args.win_length, time=tc,
+        max_memory=int(args.max_memory * 2**20), move_limit=move_limit, start_timeout=args.start_timeout,
+    )
+    sprt = None
+    if getattr(args, "sprt", None):
+        try:
+            elo0, elo1 = (float(v) for v in args.sprt.split(","))
+        except ValueError:
+            raise UsageError("--sprt wants ELO0,ELO1 (e.g. 0,10)") from None
+        sprt = SprtSettings(elo0, elo1, args.alpha, args.beta, pentanomial=not args.trinomial)
+    concurrency = args.concurrency if args.concurrency is not None else default_concurrency()
+    if concurrency < 1:
+        raise UsageError("--concurrency must be at least 1")
+    return TournamentSettings(
+        kind=kind, engines=engines, game=game, pairs=getattr(args, "pairs", 1), openings=openings,
+        opening_order=args.opening_order, seed=args.seed, symmetries=args.symmetries, concurrency=concurrency,
+        sprt=sprt, max_games=getattr(args, "games", None),
+        max_seconds=(args.minutes * 60 if getattr(args, "minutes", None) else None), psq_dir=args.psq, sgf_dir=args.sgf,
+    )
+
+
+def _warm_up_builtins(settings: TournamentSettings, progress: Progress) -> None:
+    """Compile the numba kernels of built-in engines once, so no game pays compile time on its clock."""
+    if not any(e.kind == "builtin" for e in settings.engines):
+        return
+    try:
+        if importlib.util.find_spec("gomocup_bot.core.warmup") is None:
+            return
+    except (ImportError, ValueError):
+        return
+    progress.note("warming up built-in engines (gomocup-bot warmup; slow only the first time) ...")
+    try:
+        subprocess.run([sys.executable, "-m", "gomocup_bot", "warmup"], stdout=subprocess.DEVNULL, timeout=900, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        progress.note(f"warning: warmup failed ({exc}); first moves may be slow")
+
+
+def _print_results(store: Store, summary: RunSummary | None, names: list[str] | None = None) -> None:
+    games = store.games()
+    if names is not None:
+        wanted = set(names)
+        games = [g for g in games if g.black in wanted and g.white in wanted]
+    print(standings_table(games))
+    table = crosstable(games)
+    if table:
+        print()
+        print(table)
+    if games:
+        print()
+        print(f"{len(games)} games; endings: {endings_summary(games)}")
+    if summary is not None:
+        line = f"this run: {summary.games_played} games in {format_duration(summary.wall_seconds)}, stopped: {summary.stopped_by}"
+        if summary.games_played:
+            line += f"; manager CPU {summary.manager_cpu_seconds:.2f}s ({100 * summary.manager_cpu_seconds / summary.wall_seconds:.1f}% of wall)"
+        print(line)
+        if summary.sprt is not None:
+            s = summary.sprt
+            print(f"SPRT: LLR {s.llr:.3f} bounds [{s.lower:.3f}, {s.upper:.3f}] -> {s.decision or 'undecided'}")
+
+
+def _run(kind: str, engine_texts: list[str], args: argparse.Namespace) -> int:
+    engines = _parse_engines(engine_texts, args)
+    settings = _settings(kind, engines, args)
+    progress = Progress(enabled=False if args.quiet else None)
+    db = Path(args.db)
+    with Store(db) as store:
+        settings = prepare_store(store, settings, args.resume)
+        if kind == "ladder" and len(settings.engines) < 2:
+            raise UsageError("a ladder needs at least two engines")
+        if settings.concurrency > cpu_count():
+            pass  # the runner warns
+        _warm_up_builtins(settings, progress)
+        if progress.enabled:
+            progress.note(
+                f"{kind}: {', '.join(e.name for e in settings.engines)}; {settings.game.width}x{settings.game.height} "
+                f"{settings.game.rules.name}; {settings.game.time.describe()}; {settings.concurrency} at once; db {db}"
+            )
+        try:
+            summary = trio.run(run_tournament, settings, store, progress)
+        except KeyboardInterrupt:
+            progress.finish()
+            print(f"interrupted; finished games are in {db} (continue with --resume)", file=sys.stderr)
+            return 130
+        _print_results(store, summary, [e.name for e in settings.engines])
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    if not Path(args.db).exists():
+        raise UsageError(f"no database at {args.db}")
+    with Store(args.db) as store:
+        _print_results(store, None)
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    if not args.psq and not args.sgf:
+        raise UsageError("say where: --psq DIR and/or --sgf DIR")
+    if not Path(args.db).exists():
+        raise UsageError(f"no database at {args.db}")
+    with Store(args.db) as store:
+        games = store.games()
+    for game in games:
+        write_game(game, args.psq, args.sgf)
+    print(f"exported {len(games)} games")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    builtins = ", ".join(available_builtins()) or "none installed"
+    parser = argparse.ArgumentParser(
+        prog="gomocup-tournament",
+        description="Play Gomocup brains against each other by the Gomocup protocol: matches, gauntlets, round "
+        "robins and a persistent ladder; results in SQLite (resumable), Elo with error bars, SPRT.",
+        epilog=ENGINE_HELP % builtins + "\n\nStart with: gomocup-tournament ladder",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("match", help="two engines, game pairs with colours swapped, optional SPRT", epilog=ENGINE_HELP % builtins)
+    p.add_argument("engines", nargs="*", metavar="ENGINE", help="the two engines (none with --resume)")
+    p.add_argument("--pairs", type=int, default=10, help="game pairs to play (default 10 = 20 games)")
+    s = p.add_argument_group("SPRT (stops the match when decided)")
+    s.add_argument("--sprt", metavar="ELO0,ELO1", help="test H0: elo <= ELO0 against H1: elo >= ELO1 for the first engine")
+    s.add_argument("--alpha", type=float, default=0.05, help="false positive rate (default 0.05)")
+    s.add_argument("--beta", type=float, default=0.05, help="false negative rate (default 0.05)")
+    s.add_argument("--trinomial", action="store_true", help="score single games instead of game pairs (pentanomial)")
+    _add_game_options(p, turn="5", match="none", db="match.sqlite")
+
+    p = sub.add_parser("gauntlet", help="the first engine against each of the others", epilog=ENGINE_HELP % builtins)
+    p.add_argument("engines", nargs="*", metavar="ENGINE", help="champion first, then its opponents (none with --resume)")
+    p.add_argument("--pairs", type=int, default=5, help="game pairs against each opponent (default 5)")
+    _add_game_options(p, turn="5", match="none", db="gauntlet.sqlite")
+
+    p = sub.add_parser("roundrobin", help="every engine against every other", epilog=ENGINE_HELP % builtins)
+    p.add_argument("engines", nargs="*", metavar="ENGINE", help="two or more engines (none with --resume)")
+    p.add_argument("--pairs", type=int, default=2, help="game pairs per couple (default 2)")
+    _add_game_options(p, turn="5", match="none", db="roundrobin.sqlite")
+
+    p = sub.add_parser(
+        "ladder",
+        help="a persistent ladder: adds games where ratings are least certain (no arguments: built-ins, ~2 minutes)",
+        description="Keeps adding game pairs between the engines whose rating difference is least certain, into a "
+        "database that grows from run to run. With no engines, the built-in engines play a short ladder.",
+        epilog=ENGINE_HELP % builtins,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("engines", nargs="*", metavar="ENGINE", help="engines to add or play (default: every built-in engine)")
+    p.add_argument("--minutes", type=float, default=1.5, help="start no new game pair after this many minutes (default 1.5)")
+    p.add_argument("--games", type=int, default=None, help="add at most this many games in this run")
+    _add_game_options(p, turn="0.2", match="10", db="ladder.sqlite")
+
+    p = sub.add_parser(
+        "report",
+        help="standings and crosstable of a database, at any time (even during a run)",
+        description="Print the standings (maximum-likelihood Elo with 95 % errors, score, W-D-L, likelihood of "
+        "superiority, losses by reason, thinking time, peak memory) and the crosstable of a results database. "
+        "Safe while a tournament is writing to it.",
+    )
+    p.add_argument("db", metavar="DB", help="a database written by match, gauntlet, roundrobin or ladder")
+
+    p = sub.add_parser(
+        "export",
+        help="write the games of a database as .psq and/or .sgf files",
+        description="Write every stored game as a Piskvork .psq file (1-based x,y,ms lines, names, -1) and/or an "
+        "SGF file (GM[4], ending in TE[], move times in comments), one file per game.",
+    )
+    p.add_argument("db", metavar="DB", help="a results database")
+    p.add_argument("--psq", metavar="DIR", help="folder for .psq files")
+    p.add_argument("--sgf", metavar="DIR", help="folder for .sgf files")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    logging.basicConfig(level=getattr(logging, str(getattr(args, "log_level", "warning")).upper(), logging.WARNING), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        if args.command == "report":
+            return _cmd_report(args)
+        if args.command == "export":
+            return _cmd_export(args)
+        engines = list(args.engines)
+        needed = {"match": (2, 2), "gauntlet": (2, None), "roundrobin": (2, None)}.get(args.command)
+        if needed and not args.resume:
+            low, high = needed
+            if len(engines) < low or (high is not None and len(engines) > high):
+                raise UsageError(f"{args.command} needs {'exactly' if high else 'at least'} {low} engines")
+        if needed and args.resume and engines:
+            raise UsageError("--resume takes the engines from the database; do not name them")
+        if getattr(args, "pairs", 1) < 1:
+            raise UsageError("--pairs must be at least 1")
+        if args.command == "ladder" and not engines:
+            engines = [f"builtin:{name}" for name in available_builtins()]
+            if len(engines) < 2 and not args.resume:
+                raise UsageError("fewer than two built-in engines are installed; name engines to ladder")
+        return _run(args.command, engines, args)
+    except UsageError as exc:
+        print(f"gomocup-tournament: {exc}", file=sys.stderr)
+        return 2
+    except StoreError as exc:
+        print(f"gomocup-tournament: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
