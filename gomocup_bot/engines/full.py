@@ -1,0 +1,166 @@
+"""`gomocup-bot`: the full brain -- layered root checks, then the tree search.
+
+Pipeline (issue 4): win-in-1, block a five, own VCF, Li's depth-4 minimax at the root, the
+defence set against an opponent VCF; then the improved MCTS with the triggered minimax (or,
+with ``backend=ab``, the alpha-beta search) over the moves the checks left.
+
+Options: ``backend`` (mcts | ab), ``trigger`` (none | brute | triggered | h1 | h2), ``k``,
+``playout`` (heavy | depth | light | random), ``final`` (robust | max | max-robust), ``level``.
+"""
+from __future__ import annotations
+
+import time
+
+from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
+from gomocup_bot.search import alphabeta as AB
+from gomocup_bot.search.adapter import BoardView, deadlines, make_result, pad_alternatives, report
+from gomocup_bot.search.driver import TRIGGERS, MctsConfig, MctsSearcher
+from gomocup_bot.search.engines_common import SearchEngineBase
+from gomocup_bot.search.idsearch import AbConfig, AlphaBetaSearcher
+from gomocup_bot.search.mcts import NODE_BYTES
+from gomocup_bot.search.policy import FINAL_POLICIES, child_mean, choose_final, ranked_children
+from gomocup_bot.search.tactics import analyse_root
+
+DEFAULT_BACKEND = "mcts"
+
+
+class FullEngine(SearchEngineBase):
+    name = "gomocup-bot"
+
+    def __init__(self, level=None, **options) -> None:
+        super().__init__(level, **options)
+        self.backend = self.option("backend", DEFAULT_BACKEND, str)
+        if self.backend not in ("mcts", "ab"):
+            self.backend = DEFAULT_BACKEND
+        trigger = self.option("trigger", "triggered", str)
+        final = self.option("final", "robust", str)
+        self.mcts_config = MctsConfig(
+            trigger=trigger if trigger in TRIGGERS else "triggered",
+            k=self.option("k", 4, int),
+            playout=self.option("playout", "heavy", str),
+            final=final if final in FINAL_POLICIES else "robust",
+            seed=self.option("seed", 1, int),
+        )
+        self.tactics = self.option("tactics", True, bool)
+        self._mcts: MctsSearcher | None = None
+        self._ab: AlphaBetaSearcher | None = None
+        self._sizes = (0, 0)
+
+    def _reset(self) -> None:
+        if self._ab is not None:
+            self._ab.clear()
+
+    def _searchers(self, request: SearchRequest):
+        tree_bytes, tt_bytes = self.memory(request)
+        if (tree_bytes, tt_bytes) != self._sizes:
+            self._mcts = None
+            self._ab = None
+            self._sizes = (tree_bytes, tt_bytes)
+        if self.backend == "mcts" and self._mcts is None:
+            self._mcts = MctsSearcher(self.mcts_config, tree_bytes // NODE_BYTES)
+        if self.backend == "ab" and self._ab is None:
+            self._ab = AlphaBetaSearcher(tt_bytes, AbConfig())
+
+    def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
+        self._searchers(request)
+        budget = deadlines(request, self.level.time_share)
+        allowed = None
+        lost: list[int] = []
+        if self.tactics:
+            share = max(budget.soft - time.monotonic(), 0.0)
+            plan = analyse_root(view.cells, view.near, view.geo, view.side, stop.array,
+                                time.monotonic() + 0.4 * share)
+            if plan.move >= 0 and plan.move not in view.excluded:
+                report(request, "best", view, plan.move)
+                report(request, "summary", view, plan.move, winrate=1.0 if plan.proven > 0 else None,
+                       text=f"tactics {plan.reason} in {plan.seconds * 1000:.0f} ms")
+                return make_result(view, plan.move, proven=plan.proven, pv=plan.line,
+                                   winrate=1.0 if plan.proven > 0 else None,
+                                   alternatives=[plan.move], nbest=request.nbest)
+            if plan.allowed is not None:
+                allowed = [p for p in plan.allowed if p not in view.excluded] or None
+            lost = plan.losing
+            for p in lost[:64]:
+                report(request, "lost", view, p)
+        if self.backend == "ab":
+            result = self._search_ab(request, stop, view, budget, allowed)
+        else:
+            result = self._search_mcts(request, stop, view, budget, allowed)
+        return pad_alternatives(result, view, lost, request.nbest)
+
+    def _search_mcts(self, request, stop, view, budget, allowed) -> SearchResult:
+        searcher = self._mcts
+        last = {"best": -1, "t": 0.0}
+
+        def on_progress(s: MctsSearcher) -> None:
+            now = time.monotonic()
+            if now - last["t"] < 0.1:
+                return
+            last["t"] = now
+            kids = ranked_children(s.tree)
+            if kids:
+                best = int(s.tree.move[kids[0]])
+                if best != last["best"]:
+                    last["best"] = best
+                    report(request, "best", view, best, nodes=int(s.stats[0]))
+
+        cap = request.limits.max_nodes or self.level.max_iterations
+        out = searcher.run(view.cells, view.near, view.geo, view.side, stop.array,
+                           soft_deadline=budget.soft, hard_deadline=budget.hard, max_iterations=cap,
+                           allowed=allowed, excluded=sorted(view.excluded),
+                           on_progress=on_progress if request.report else None)
+        tree = searcher.tree
+        child = out.child
+        if self.level.temperature > 0:
+            child, _ = choose_final(tree, "robust", temperature=self.level.temperature)
+        if child < 0:
+            return make_result(view, view.fallback())
+        p = int(tree.move[child])
+        q = child_mean(tree, child)
+        winrate = (q + 1) / 2 if q > -2 else None
+        if int(tree.proven[child]) == 1:
+            winrate = 1.0
+        pv = self._principal_variation(tree, child)
+        ranked = [int(tree.move[i]) for i in ranked_children(tree)]
+        report(request, "summary", view, p, depth=len(pv), nodes=out.iterations, winrate=winrate, pv=(),
+               text=(f"mcts iterations {out.iterations} minimax {out.minimax_runs}"
+                     f" stop {out.stopped_by}"))
+        return make_result(view, p, proven=out.proven_root, winrate=winrate, depth=len(pv),
+                           nodes=out.iterations, pv=pv, alternatives=ranked, nbest=request.nbest)
+
+    @staticmethod
+    def _principal_variation(tree, child: int, limit: int = 12) -> list[int]:
+        pv = []
+        node = child
+        while node >= 0 and len(pv) < limit:
+            pv.append(int(tree.move[node]))
+            f, n = int(tree.first[node]), int(tree.nch[node])
+            if f < 0 or n <= 0:
+                break
+            node = max(range(f, f + n), key=lambda i: int(tree.visits[i]))
+            if int(tree.visits[node]) == 0:
+                break
+        return pv
+
+    def _search_ab(self, request, stop, view, budget, allowed) -> SearchResult:
+        def on_iteration(out):
+            report(request, "best", view, out.move, depth=out.depth, nodes=out.nodes)
+
+        out = self._ab.search(view.cells, view.near, view.geo, view.side, stop.array,
+                              soft_deadline=budget.soft, hard_deadline=budget.hard,
+                              allowed=allowed, excluded=view.excluded,
+                              max_depth=budget.max_depth, max_nodes=budget.max_nodes,
+                              on_iteration=on_iteration if request.report else None)
+        if out.move < 0:
+            return make_result(view, view.fallback())
+        winrate = 0.5 + 0.5 * max(-1.0, min(1.0, out.score / 20000.0))
+        if abs(out.score) > AB.WIN_BOUND:
+            winrate = 1.0 if out.score > 0 else 0.0
+        report(request, "summary", view, out.move, depth=out.depth, nodes=out.nodes, winrate=winrate,
+               text=f"alpha-beta depth {out.depth} nodes {out.nodes}")
+        return make_result(view, out.move, proven=out.proven, winrate=winrate, depth=out.depth,
+                           nodes=out.nodes, alternatives=out.ranked, nbest=request.nbest)
+
+
+def create(**options) -> FullEngine:
+    return FullEngine(**options)

@@ -1,0 +1,75 @@
+"""`minimax`: iterative-deepening alpha-beta with a transposition table (Lim's minimax agent).
+
+The same root checks as the full brain run first (win, block, VCF, depth-4 sudden death, the
+defence set against an opponent VCF), so the ladder compares the two search designs and not
+their tactics. Options: ``width`` (moves searched per inner node), ``tactics`` (0 turns the
+root checks off), ``max_depth``.
+"""
+from __future__ import annotations
+
+import time
+
+from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
+from gomocup_bot.search import alphabeta as AB
+from gomocup_bot.search.adapter import BoardView, deadlines, make_result, pad_alternatives, report
+from gomocup_bot.search.engines_common import SearchEngineBase
+from gomocup_bot.search.idsearch import AbConfig, AlphaBetaSearcher
+from gomocup_bot.search.tactics import analyse_root
+
+
+class MinimaxEngine(SearchEngineBase):
+    name = "minimax"
+
+    def __init__(self, level=None, **options) -> None:
+        super().__init__(level, **options)
+        self.config = AbConfig(node_width=self.option("width", 14, int),
+                               max_depth=self.option("max_depth", 30, int))
+        self.tactics = self.option("tactics", True, bool)
+        self._searcher: AlphaBetaSearcher | None = None
+        self._tt_bytes = 0
+
+    def _reset(self) -> None:
+        if self._searcher is not None:
+            self._searcher.clear()
+
+    def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
+        _, tt_bytes = self.memory(request)
+        if self._searcher is None or tt_bytes != self._tt_bytes:
+            self._searcher = AlphaBetaSearcher(tt_bytes, self.config)
+            self._tt_bytes = tt_bytes
+        budget = deadlines(request, self.level.time_share)
+        allowed = None
+        lost: list[int] = []
+        if self.tactics:
+            share = budget.soft - time.monotonic()
+            plan = analyse_root(view.cells, view.near, view.geo, view.side, stop.array,
+                                time.monotonic() + 0.4 * max(share, 0.0))
+            if plan.move >= 0 and plan.move not in view.excluded:
+                report(request, "best", view, plan.move)
+                return make_result(view, plan.move, proven=plan.proven, pv=plan.line,
+                                   alternatives=[plan.move], nbest=request.nbest)
+            allowed = plan.allowed
+            lost = plan.losing
+
+        def on_iteration(out):
+            report(request, "best", view, out.move, depth=out.depth, nodes=out.nodes)
+
+        out = self._searcher.search(view.cells, view.near, view.geo, view.side, stop.array,
+                                    soft_deadline=budget.soft, hard_deadline=budget.hard,
+                                    allowed=allowed, excluded=view.excluded,
+                                    max_depth=budget.max_depth, max_nodes=budget.max_nodes,
+                                    on_iteration=on_iteration if request.report else None)
+        if out.move < 0:
+            return make_result(view, view.fallback())
+        winrate = 0.5 + 0.5 * max(-1.0, min(1.0, out.score / 20000.0))
+        if abs(out.score) > AB.WIN_BOUND:
+            winrate = 1.0 if out.score > 0 else 0.0
+        report(request, "summary", view, out.move, depth=out.depth, nodes=out.nodes, winrate=winrate,
+               text=f"minimax depth {out.depth} nodes {out.nodes} score {out.score}")
+        result = make_result(view, out.move, proven=out.proven, winrate=winrate, depth=out.depth,
+                             nodes=out.nodes, alternatives=out.ranked, nbest=request.nbest)
+        return pad_alternatives(result, view, lost, request.nbest)
+
+
+def create(**options) -> MinimaxEngine:
+    return MinimaxEngine(**options)

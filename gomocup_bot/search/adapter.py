@@ -1,0 +1,129 @@
+"""Glue between the engine contract (`gomocup_bot.engine`) and the search kernels.
+
+Everything an engine needs around a search: the board view of a `Position`, a legal fallback
+move, deadlines scaled by the difficulty level, memory sizing from ``INFO max_memory``, the
+YXBLOCK exclusions as padded indices, and the `SearchResult` with its legality re-checked.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from gomocup_bot.engine import Move, SearchInfo, SearchRequest, SearchResult
+from gomocup_bot.search.board import board_from_position, centre, to_index, to_xy
+
+log = logging.getLogger(__name__)
+
+MB = 1024 * 1024
+# what Python, numpy, numba and LLVM take before any table (measured peak RSS after warm load)
+BASE_PROCESS_BYTES = 170 * MB
+
+
+@dataclass
+class Budget:
+    soft: float
+    hard: float
+    max_nodes: int
+    max_depth: int
+
+
+def deadlines(request: SearchRequest, time_share: float = 1.0) -> Budget:
+    """The request's deadlines, the soft one shrunk to ``time_share`` of the time left."""
+    lim = request.limits
+    now = time.monotonic()
+    soft = now + max(0.0, lim.soft_deadline - now) * time_share
+    hard = min(lim.hard_deadline, max(soft, now))
+    if time_share >= 1.0:
+        hard = lim.hard_deadline
+    return Budget(soft=min(soft, hard), hard=hard, max_nodes=lim.max_nodes, max_depth=lim.max_depth)
+
+
+def memory_split(max_memory: int) -> tuple[int, int]:
+    """(tree bytes, hash-table bytes) that keep the process under ``max_memory`` (0 = unlimited)."""
+    tree, table = 96 * MB, 32 * MB
+    if max_memory and max_memory > 0:
+        spare = max(8 * MB, max_memory - BASE_PROCESS_BYTES)
+        tree = min(tree, int(spare * 0.6))
+        table = min(table, int(spare * 0.25))
+    return tree, table
+
+
+class BoardView:
+    """The padded board of one request plus conversions both ways."""
+
+    def __init__(self, request: SearchRequest) -> None:
+        pos = request.position
+        self.position = pos
+        self.side = pos.to_move
+        self.cells, self.near, self.geo = board_from_position(pos)
+        self.excluded = {to_index(x, y, self.geo) for x, y in request.excluded
+                         if 0 <= x < pos.width and 0 <= y < pos.height}
+
+    def index(self, move: Move) -> int:
+        return to_index(move[0], move[1], self.geo)
+
+    def xy(self, p: int) -> Move:
+        return to_xy(int(p), self.geo)
+
+    def is_legal(self, p: int) -> bool:
+        return 0 <= p < self.cells.shape[0] and int(self.cells[p]) == 0
+
+    def fallback(self) -> int:
+        """A legal square, not excluded if avoidable: the centre, else the first candidate."""
+        empties = [int(p) for p in np.nonzero(self.cells == 0)[0]]
+        if not empties:
+            return -1
+        allowed = [p for p in empties if p not in self.excluded] or empties
+        c = int(centre(self.geo))
+        if c in allowed:
+            return c
+        near = [p for p in allowed if self.near[p] > 0]
+        return (near or allowed)[0]
+
+
+def make_result(view: BoardView, p: int, *, proven: int = 0, winrate: float | None = None,
+                depth: int = 0, nodes: int = 0, pv=(), alternatives=(), nbest: int = 1) -> SearchResult:
+    """A `SearchResult` for square p, replaced by the fallback if p is not a legal choice."""
+    if not view.is_legal(p) or (p in view.excluded and view.fallback() not in view.excluded):
+        log.warning("search produced an unusable square %s; using the fallback", p)
+        p = view.fallback()
+    if p < 0:
+        raise RuleViolation("no empty square left")
+    alts = [p] + [int(a) for a in alternatives if int(a) != p and view.is_legal(int(a))
+                  and int(a) not in view.excluded]
+    return SearchResult(
+        move=view.xy(p),
+        proven=proven,
+        winrate=winrate,
+        depth=depth,
+        nodes=nodes,
+        pv=tuple(view.xy(int(q)) for q in pv if int(q) >= 0),
+        alternatives=[view.xy(a) for a in alts[:max(1, nbest)]],
+    )
+
+
+def pad_alternatives(result: SearchResult, view: BoardView, extra: list[int], nbest: int) -> SearchResult:
+    """YXNBEST wants n moves even when fewer survive the root checks: losing ones go last."""
+    if len(result.alternatives) < nbest:
+        more = [view.xy(p) for p in extra if p not in view.excluded and view.is_legal(p)]
+        more = [m for m in more if m not in result.alternatives]
+        result.alternatives = (result.alternatives + more)[:max(1, nbest)]
+    return result
+
+
+class RuleViolation(RuntimeError):
+    """The position leaves no move at all (a full board)."""
+
+
+def report(request: SearchRequest, kind: str, view: BoardView | None = None, p: int = -1, **kw) -> None:
+    """Send a `SearchInfo` to the GUI side if it asked for it; never lets a reporting error escape."""
+    if request.report is None:
+        return
+    try:
+        move = view.xy(p) if (view is not None and p >= 0) else None
+        request.report(SearchInfo(kind=kind, move=move, **kw))
+    except Exception:  # noqa: BLE001 -- a broken reporter must not cost the move
+        log.exception("info reporter failed")

@@ -1,0 +1,247 @@
+"""Iterative-deepening alpha-beta (negamax) with a transposition table and threat-ordered moves.
+
+Lim's minimax agent, in numba: memoisation with exact/lower/upper bound flags, move ordering
+from the previous iteration (root) and from the hash move plus the threat-window move score
+(inner nodes), and forced-reply extensions -- when the opponent threatens a five, the block is
+the only move and costs no depth, so four-chains are read to their end. Scores are integers
+for the side to move; a win at ply p scores ``WIN - p`` so shorter wins are preferred.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from gomocup_bot.search.board import (
+    EMPTY,
+    centre,
+    first_five_point,
+    five_points,
+    place,
+    remove,
+)
+from gomocup_bot.search.heuristic import move_score, window_delta
+
+WIN = 10_000_000
+WIN_BOUND = WIN - 1000
+MAX_PLY = 60
+FLAG_EXACT, FLAG_LOWER, FLAG_UPPER = 1, 2, 3
+UNKNOWN_SCORE = -2 * WIN  # returned when the search was stopped
+
+# params vector
+P_NODE_WIDTH, P_ROOT_WIDTH, P_TEMPO = 0, 1, 2
+
+
+def make_zobrist(size: int, seed: int = 12345):
+    rng = np.random.default_rng(seed)
+    return rng.integers(1, 2**63 - 1, size=(3, size), dtype=np.int64).astype(np.uint64)
+
+
+def make_tt(n_entries: int):
+    """Transposition table arrays for a power-of-two entry count (16 bytes an entry)."""
+    n = 1
+    while n * 2 <= max(1024, n_entries):
+        n *= 2
+    return (
+        np.zeros(n, dtype=np.uint64),   # key
+        np.zeros(n, dtype=np.int32),    # value
+        np.zeros(n, dtype=np.int8),     # depth
+        np.zeros(n, dtype=np.int8),     # flag
+        np.full(n, -1, dtype=np.int16),  # best move
+    )
+
+
+TT_ENTRY_BYTES = 8 + 4 + 1 + 1 + 2
+
+
+@njit(cache=True, nogil=True)
+def ordered_moves(cells, near, geo, c, att, dfn, moves, scores, limit):
+    """Candidate squares for c, best threat score first; at most ``limit`` (0 = all). Returns n."""
+    n = 0
+    size = cells.shape[0]
+    for p in range(size):
+        if cells[p] == EMPTY and near[p] > 0:
+            if n >= moves.shape[0]:
+                break
+            moves[n] = p
+            scores[n] = move_score(cells, geo, p, c, att, dfn)
+            n += 1
+    if n == 0:
+        p = centre(geo)
+        if cells[p] == EMPTY:
+            moves[0] = p
+            scores[0] = 0.0
+            return 1
+        for q in range(size):
+            if cells[q] == EMPTY:
+                moves[0] = q
+                scores[0] = 0.0
+                return 1
+        return 0
+    order = np.argsort(-scores[:n])
+    tm = moves[:n].copy()
+    ts = scores[:n].copy()
+    for i in range(n):
+        moves[i] = tm[order[i]]
+        scores[i] = ts[order[i]]
+    if limit > 0 and n > limit:
+        n = limit
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _make(cells, near, geo, p, c, zob, hkey, ev, brd):
+    ev[0] += window_delta(cells, geo, p, c, brd)
+    place(cells, near, geo, p, c)
+    hkey[0] ^= zob[c, p]
+
+
+@njit(cache=True, nogil=True)
+def _unmake(cells, near, geo, p, c, zob, hkey, ev, brd):
+    remove(cells, near, geo, p)
+    hkey[0] ^= zob[c, p]
+    ev[0] -= window_delta(cells, geo, p, c, brd)
+
+
+@njit(cache=True, nogil=True)
+def negamax(cells, near, geo, c, depth, alpha, beta, ply, zob, hkey, ev, att, dfn, brd,
+            tt_key, tt_val, tt_depth, tt_flag, tt_move, params, stop, counter):
+    counter[0] += 1
+    if stop[0] != 0:
+        return UNKNOWN_SCORE
+    if counter[1] > 0 and counter[0] > counter[1]:
+        return UNKNOWN_SCORE
+    if first_five_point(cells, near, geo, c) >= 0:
+        return WIN - ply - 1
+    opp = 3 - c
+    fbuf = np.empty(4, dtype=np.int64)
+    nf = five_points(cells, near, geo, opp, fbuf)
+    if nf >= 2:
+        return -(WIN - ply - 2)
+    if ply >= MAX_PLY:
+        return _static(c, ev, params)
+    if nf == 0 and depth <= 0:
+        return _static(c, ev, params)
+
+    # transposition table
+    mask = tt_key.shape[0] - 1
+    slot = hkey[0] & mask
+    tt_best = -1
+    if tt_key[slot] == hkey[0]:
+        tt_best = tt_move[slot]
+        if tt_depth[slot] >= depth:
+            v = tt_val[slot]
+            if v > WIN_BOUND:
+                v -= ply
+            elif v < -WIN_BOUND:
+                v += ply
+            f = tt_flag[slot]
+            if f == FLAG_EXACT:
+                return v
+            if f == FLAG_LOWER and v >= beta:
+                return v
+            if f == FLAG_UPPER and v <= alpha:
+                return v
+
+    if nf == 1:
+        moves = np.empty(1, dtype=np.int64)
+        moves[0] = fbuf[0]
+        n = 1
+        child_depth = depth  # forced block: extend
+    else:
+        moves = np.empty(512, dtype=np.int64)
+        scores = np.empty(512, dtype=np.float64)
+        n = ordered_moves(cells, near, geo, c, att, dfn, moves, scores, params[P_NODE_WIDTH])
+        child_depth = depth - 1
+        if tt_best >= 0:
+            for i in range(n):
+                if moves[i] == tt_best:
+                    for j in range(i, 0, -1):
+                        moves[j] = moves[j - 1]
+                    moves[0] = tt_best
+                    break
+    if n == 0:
+        return 0
+
+    alpha0 = alpha
+    best = -3 * WIN
+    best_move = moves[0]
+    for i in range(n):
+        p = moves[i]
+        _make(cells, near, geo, p, c, zob, hkey, ev, brd)
+        v = negamax(cells, near, geo, opp, child_depth, -beta, -alpha, ply + 1, zob, hkey, ev,
+                    att, dfn, brd, tt_key, tt_val, tt_depth, tt_flag, tt_move, params, stop, counter)
+        _unmake(cells, near, geo, p, c, zob, hkey, ev, brd)
+        if v == UNKNOWN_SCORE:
+            return UNKNOWN_SCORE
+        v = -v
+        if v > best:
+            best = v
+            best_move = p
+        if v > alpha:
+            alpha = v
+        if alpha >= beta:
+            break
+
+    store = best
+    if store > WIN_BOUND:
+        store += ply
+    elif store < -WIN_BOUND:
+        store -= ply
+    tt_key[slot] = hkey[0]
+    tt_val[slot] = store
+    tt_depth[slot] = min(depth, 127)
+    tt_move[slot] = best_move
+    if best <= alpha0:
+        tt_flag[slot] = FLAG_UPPER
+    elif best >= beta:
+        tt_flag[slot] = FLAG_LOWER
+    else:
+        tt_flag[slot] = FLAG_EXACT
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _static(c, ev, params):
+    v = ev[0] if c == 1 else -ev[0]
+    v += params[P_TEMPO]
+    if v > WIN_BOUND - 1:
+        v = WIN_BOUND - 1
+    if v < -(WIN_BOUND - 1):
+        v = -(WIN_BOUND - 1)
+    return int(v)
+
+
+@njit(cache=True, nogil=True)
+def search_root(cells, near, geo, c, depth, root_moves, root_scores, n_root, zob, hkey, ev,
+                att, dfn, brd, tt_key, tt_val, tt_depth, tt_flag, tt_move, params, stop, counter):
+    """One ID iteration over ``root_moves[:n_root]`` (in that order). Writes each move's score
+    into ``root_scores`` (a fail-low bound for non-best moves) and returns the best index, or -1
+    if the search was stopped before the iteration completed."""
+    alpha = -3 * WIN
+    beta = 3 * WIN
+    best_i = -1
+    opp = 3 - c
+    # a computed int64, not the literal 1: a cached recursive kernel must see a single signature
+    ply1 = depth - depth + 1
+    for i in range(n_root):
+        p = root_moves[i]
+        _make(cells, near, geo, p, c, zob, hkey, ev, brd)
+        if i == 0:
+            v = negamax(cells, near, geo, opp, depth - 1, -beta, -alpha, ply1, zob, hkey, ev,
+                        att, dfn, brd, tt_key, tt_val, tt_depth, tt_flag, tt_move, params, stop, counter)
+        else:
+            # null-window probe, re-search when it beats the best so far
+            v = negamax(cells, near, geo, opp, depth - 1, -alpha - 1, -alpha, ply1, zob, hkey, ev,
+                        att, dfn, brd, tt_key, tt_val, tt_depth, tt_flag, tt_move, params, stop, counter)
+            if v != UNKNOWN_SCORE and -v > alpha:
+                v = negamax(cells, near, geo, opp, depth - 1, -beta, -alpha, ply1, zob, hkey, ev,
+                            att, dfn, brd, tt_key, tt_val, tt_depth, tt_flag, tt_move, params, stop, counter)
+        _unmake(cells, near, geo, p, c, zob, hkey, ev, brd)
+        if v == UNKNOWN_SCORE:
+            return -1
+        v = -v
+        root_scores[i] = v
+        if v > alpha or best_i < 0:
+            alpha = max(alpha, v)
+            best_i = i
+    return best_i

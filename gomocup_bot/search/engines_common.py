@@ -1,0 +1,70 @@
+"""What the three search engines share: option parsing, warm-up, and a never-fail `search`.
+
+`search` wraps the engine's own `_search`: any exception is logged and answered with a legal
+fallback move, because a brain that crashes or stays silent loses the game.
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
+from gomocup_bot.search import policy
+from gomocup_bot.search.adapter import BoardView, make_result, memory_split
+
+log = logging.getLogger(__name__)
+
+
+def _as_bool(v) -> bool:
+    return v if isinstance(v, bool) else str(v).strip().lower() in ("1", "true", "yes", "on")
+
+
+class SearchEngineBase:
+    name = "search"
+
+    def __init__(self, level: int | str | None = None, **options) -> None:
+        self.level = policy.level(int(level) if level not in (None, "") else None)
+        self.options = dict(options)
+        self._prepared = False
+        self._max_memory = 0
+
+    def option(self, key: str, default, kind=str):
+        v = self.options.get(key, default)
+        if kind is bool:
+            return _as_bool(v)
+        try:
+            return kind(v)
+        except (TypeError, ValueError):
+            log.warning("option %s=%r is not a %s; using %r", key, v, kind.__name__, default)
+            return default
+
+    def prepare(self) -> None:
+        if not self._prepared:
+            from gomocup_bot.search.warm import warm_up
+
+            warm_up()
+            self._prepared = True
+
+    def new_game(self, width: int, height: int, rules) -> None:  # noqa: ARG002 -- per-engine state
+        self._reset()
+
+    def _reset(self) -> None:
+        pass
+
+    def memory(self, request: SearchRequest) -> tuple[int, int]:
+        return memory_split(request.max_memory)
+
+    def search(self, request: SearchRequest, stop: StopFlag) -> SearchResult:
+        t0 = time.monotonic()
+        view = BoardView(request)
+        try:
+            result = self._search(request, stop, view)
+        except Exception:  # noqa: BLE001 -- the move must come whatever happened
+            log.exception("%s: search failed; answering with a fallback move", self.name)
+            result = make_result(view, view.fallback())
+        log.debug("%s: %s in %.3f s (depth %d, nodes %d)", self.name, result.move,
+                  time.monotonic() - t0, result.depth, result.nodes)
+        return result
+
+    def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
+        raise NotImplementedError

@@ -1,0 +1,503 @@
+"""Monte Carlo tree search kernels on flat arrays (numba, no Python objects in the loop).
+
+One search tree is a struct of arrays (`Tree`); node 0 is the root. A node's children are a
+contiguous block allocated when the node is first expanded, sorted by prior so progressive
+widening only has to look at a prefix. Values are stored from the point of view of the player
+who made the move into the node ("mover"), so a parent maximises over its children directly.
+
+Two modes share the kernel:
+
+* plain (the papers' baseline): every empty square is a child, uniform order, UCB1 with
+  c = sqrt(2), random playouts over the whole board, no proofs;
+* improved: candidates within distance 2, priors from the threat-window score mapped into
+  [-1, 1] (Dong & Zhang's H term, bounded as Lim advises), progressive widening, immediate
+  checks at every expansion (a win-in-1 is the only child; a single opponent five-square is the
+  only child), MCTS-solver proofs that propagate up the tree, heavy or depth-limited playouts.
+
+Each iteration reports the ply (from the root) at which its playout ended, so the driver can
+trigger Li's depth-k minimax (`gomocup_bot.search.driver`).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from gomocup_bot.search.board import (
+    EMPTY,
+    first_five_point,
+    five_points,
+    five_points_through,
+    place,
+    remove,
+    wins_at,
+)
+from gomocup_bot.search.heuristic import board_score, bounded, move_score
+
+# integer parameters
+I_MODE, I_PLAYOUT, I_PDEPTH, I_TRIGGER_K, I_SAMPLE = 0, 1, 2, 3, 4
+MODE_PLAIN, MODE_IMPROVED = 0, 1
+PLAYOUT_RANDOM, PLAYOUT_LIGHT, PLAYOUT_HEAVY, PLAYOUT_DEPTH = 0, 1, 2, 3
+# float parameters
+F_C, F_PRIOR_W, F_PW_BASE, F_PW_A, F_PW_B, F_GREEDY, F_EVAL_SCALE, F_PRIOR_SCALE = 0, 1, 2, 3, 4, 5, 6, 7
+# stats
+S_ITER, S_TRIGGER_LOSS, S_TRIGGER_WIN, S_FULL, S_MAXDEPTH = 0, 1, 2, 3, 4
+# node flags
+FL_MARK_DEATH, FL_MARK_WIN, FL_EXCLUDED, FL_CHECKED = 1, 2, 4, 8
+
+NODE_BYTES = 4 + 4 + 4 + 4 + 8 + 4 + 1 + 1  # move, first, nch, visits, wsum, prior, proven, flags
+
+
+class Tree:
+    """The arrays of one search tree, sized from a node capacity."""
+
+    def __init__(self, capacity: int) -> None:
+        capacity = max(1024, int(capacity))
+        self.capacity = capacity
+        self.move = np.full(capacity, -1, dtype=np.int32)
+        self.first = np.full(capacity, -1, dtype=np.int32)
+        self.nch = np.zeros(capacity, dtype=np.int32)
+        self.visits = np.zeros(capacity, dtype=np.int32)
+        self.wsum = np.zeros(capacity, dtype=np.float64)
+        self.prior = np.zeros(capacity, dtype=np.float32)
+        self.proven = np.zeros(capacity, dtype=np.int8)
+        self.flags = np.zeros(capacity, dtype=np.int8)
+        self.count = np.ones(1, dtype=np.int64)  # node 0 is the root
+
+    @classmethod
+    def for_memory(cls, budget_bytes: int) -> "Tree":
+        return cls(budget_bytes // NODE_BYTES)
+
+    def reset(self) -> None:
+        n = int(self.count[0])
+        self.move[:n] = -1
+        self.first[:n] = -1
+        self.nch[:n] = 0
+        self.visits[:n] = 0
+        self.wsum[:n] = 0.0
+        self.prior[:n] = 0.0
+        self.proven[:n] = 0
+        self.flags[:n] = 0
+        self.count[0] = 1
+
+    def arrays(self):
+        return (self.move, self.first, self.nch, self.visits, self.wsum, self.prior, self.proven,
+                self.flags, self.count)
+
+
+@njit(cache=True, nogil=True)
+def rand_u64(rng):
+    x = rng[0]
+    x ^= (x << np.uint64(13))
+    x ^= (x >> np.uint64(7))
+    x ^= (x << np.uint64(17))
+    rng[0] = x
+    return x
+
+
+@njit(cache=True, nogil=True)
+def rand_below(rng, n):
+    return int(rand_u64(rng) % np.uint64(n))
+
+
+@njit(cache=True, nogil=True)
+def rand_unit(rng):
+    return (rand_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, nogil=True)
+def expand(cells, near, geo, node, c, move, first, nch, prior, proven, flags, count,
+           ip, fp, att, dfn, rng, allowed):
+    """Create the children of ``node`` (side c to move). Returns False if the tree is full.
+
+    ``allowed`` (root only, may be empty) restricts the children to those squares.
+    """
+    size = cells.shape[0]
+    cap = move.shape[0]
+    start = count[0]
+    n = 0
+    if ip[I_MODE] == MODE_PLAIN:
+        for p in range(size):
+            if cells[p] != EMPTY:
+                continue
+            if allowed.shape[0] > 0 and not _member(allowed, p):
+                continue
+            if start + n >= cap:
+                return False
+            move[start + n] = p
+            n += 1
+        # random order: unvisited children are tried in this order
+        for i in range(n - 1, 0, -1):
+            j = rand_below(rng, i + 1)
+            t = move[start + i]
+            move[start + i] = move[start + j]
+            move[start + j] = t
+        for i in range(n):
+            prior[start + i] = 0.0
+    else:
+        forced = -1
+        win = first_five_point(cells, near, geo, c)
+        if win >= 0 and (allowed.shape[0] == 0 or _member(allowed, win)):
+            forced = win
+        else:
+            fbuf = np.empty(2, dtype=np.int64)
+            nf = five_points(cells, near, geo, 3 - c, fbuf)
+            if nf == 1 and (allowed.shape[0] == 0 or _member(allowed, fbuf[0])):
+                forced = fbuf[0]
+        if forced >= 0:
+            if start + 1 > cap:
+                return False
+            move[start] = forced
+            prior[start] = 1.0
+            n = 1
+        else:
+            scores = np.empty(size, dtype=np.float64)
+            for p in range(size):
+                if cells[p] != EMPTY or near[p] == 0:
+                    continue
+                if allowed.shape[0] > 0 and not _member(allowed, p):
+                    continue
+                if start + n >= cap:
+                    return False
+                move[start + n] = p
+                scores[n] = move_score(cells, geo, p, c, att, dfn)
+                n += 1
+            if n == 0:
+                # empty board (or only far squares allowed): every allowed empty square
+                for p in range(size):
+                    if cells[p] != EMPTY:
+                        continue
+                    if allowed.shape[0] > 0 and not _member(allowed, p):
+                        continue
+                    if start + n >= cap:
+                        return False
+                    move[start + n] = p
+                    scores[n] = -abs(p - _centre_index(geo))
+                    n += 1
+            order = np.argsort(-scores[:n])
+            tmp = move[start:start + n].copy()
+            ts = scores[:n].copy()
+            top = ts[order[0]] if n > 0 else 1.0
+            if top <= 0.0:
+                top = 1.0
+            for i in range(n):
+                move[start + i] = tmp[order[i]]
+                # prior in (-1, 1): the best squares near +1, the weakest near -1
+                prior[start + i] = 2.0 * (ts[order[i]] / top) ** fp[F_PRIOR_SCALE] - 1.0
+    for i in range(n):
+        first[start + i] = -1
+        nch[start + i] = 0
+        proven[start + i] = 0
+        flags[start + i] = 0
+    first[node] = start
+    nch[node] = n
+    count[0] = start + n
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _centre_index(geo):
+    s = geo[2]
+    return (geo[1] // 2 + 1) * s + geo[0] // 2 + 1
+
+
+@njit(cache=True, nogil=True)
+def _member(arr, p):
+    for i in range(arr.shape[0]):
+        if arr[i] == p:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def select_child(node, move, first, nch, visits, wsum, prior, proven, flags, ip, fp):
+    """UCB choice among the (widened) children of ``node``; -1 if every child is proven lost."""
+    f = first[node]
+    n = nch[node]
+    N = visits[node]
+    plain = ip[I_MODE] == MODE_PLAIN
+    if plain:
+        limit = n
+    else:
+        limit = int(fp[F_PW_BASE] + fp[F_PW_A] * (N + 1.0) ** fp[F_PW_B])
+        if limit > n:
+            limit = n
+        if limit < 1:
+            limit = 1
+    logn = math.log(N + 1.0)
+    c = fp[F_C]
+    pw = fp[F_PRIOR_W]
+    best = -1
+    best_v = -1e300
+    for i in range(f, f + limit):
+        if flags[i] & FL_EXCLUDED:
+            continue
+        if proven[i] == 1:
+            return i
+        if proven[i] == -1:
+            continue
+        v_i = visits[i]
+        if plain:
+            if v_i == 0:
+                return i
+            q = wsum[i] / v_i
+            u = q + c * math.sqrt(logn / v_i)
+        else:
+            q = (wsum[i] + prior[i] * pw) / (v_i + pw)
+            u = q + c * math.sqrt(logn / (v_i + 1.0))
+        if u > best_v:
+            best_v = u
+            best = i
+    if best < 0:
+        # every widened child is lost: look at the rest before giving up
+        for i in range(f + limit, f + n):
+            if flags[i] & FL_EXCLUDED or proven[i] == -1:
+                continue
+            return i
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _update_proof(node, first, nch, proven, flags):
+    """MCTS-solver: settle ``node`` from its children (values are from each node's mover)."""
+    f = first[node]
+    n = nch[node]
+    if n == 0:
+        return
+    all_lost = True
+    for i in range(f, f + n):
+        if flags[i] & FL_EXCLUDED:
+            continue
+        if proven[i] == 1:
+            proven[node] = -1
+            return
+        if proven[i] != -1:
+            all_lost = False
+    if all_lost:
+        proven[node] = 1
+
+
+@njit(cache=True, nogil=True)
+def playout(cells, near, geo, c, ip, fp, att, dfn, brd, rng, stack, pending):
+    """Play from the current position with c to move. Returns (result for c, plies played, terminal).
+
+    Every stone played is pushed on ``stack`` and taken back before returning.
+    """
+    kind = ip[I_PLAYOUT]
+    size = cells.shape[0]
+    depth_cap = size if kind != PLAYOUT_DEPTH else ip[I_PDEPTH]
+    sample = ip[I_SAMPLE]
+    greedy = fp[F_GREEDY]
+    sp = 0
+    result = 0.0
+    terminal = False
+    side = c
+    # empties list for uniform choice
+    empt = np.empty(size, dtype=np.int64)
+    ne = 0
+    for p in range(size):
+        if cells[p] == EMPTY:
+            empt[ne] = p
+            ne += 1
+    np0 = 0  # pending five-squares of black/white (heavy playouts)
+    np1 = 0
+    if kind >= PLAYOUT_HEAVY:
+        np0 = five_points(cells, near, geo, 1, pending[0])
+        np1 = five_points(cells, near, geo, 2, pending[1])
+        if np0 > pending.shape[1]:
+            np0 = pending.shape[1]
+        if np1 > pending.shape[1]:
+            np1 = pending.shape[1]
+    plies = 0
+    while plies < depth_cap and ne > 0:
+        p = -1
+        if kind >= PLAYOUT_HEAVY:
+            mine = pending[side - 1]
+            nm = np0 if side == 1 else np1
+            for i in range(nm):
+                q = mine[i]
+                if cells[q] == EMPTY and wins_at(cells, geo, q, side):
+                    p = q
+                    break
+            if p < 0:
+                theirs = pending[2 - side]
+                nt = np1 if side == 1 else np0
+                for i in range(nt):
+                    q = theirs[i]
+                    if cells[q] == EMPTY and wins_at(cells, geo, q, 3 - side):
+                        p = q
+                        break
+            if p < 0 and rand_unit(rng) < greedy:
+                best_s = -1.0
+                for t in range(sample):
+                    q = _random_near(cells, near, empt, ne, rng)
+                    s = move_score(cells, geo, q, side, att, dfn)
+                    if s > best_s:
+                        best_s = s
+                        p = q
+        if p < 0:
+            if kind == PLAYOUT_RANDOM:
+                p = empt[rand_below(rng, ne)]
+            else:
+                p = _random_near(cells, near, empt, ne, rng)
+        # remove p from the empties list
+        for i in range(ne):
+            if empt[i] == p:
+                empt[i] = empt[ne - 1]
+                ne -= 1
+                break
+        won = wins_at(cells, geo, p, side)
+        place(cells, near, geo, p, side)
+        stack[sp] = p
+        sp += 1
+        plies += 1
+        if won:
+            result = 1.0 if side == c else -1.0
+            terminal = True
+            break
+        if kind >= PLAYOUT_HEAVY:
+            buf = pending[side - 1]
+            if side == 1:
+                np0 = _compact(cells, buf, np0)
+                np0 = five_points_through(cells, geo, p, side, buf, np0)
+                np1 = _compact(cells, pending[1], np1)
+            else:
+                np1 = _compact(cells, buf, np1)
+                np1 = five_points_through(cells, geo, p, side, buf, np1)
+                np0 = _compact(cells, pending[0], np0)
+        side = 3 - side
+    if not terminal and kind == PLAYOUT_DEPTH and ne > 0:
+        sc = board_score(cells, geo, brd)
+        if side == 1:
+            sc += fp[F_EVAL_SCALE] * 0.25
+        else:
+            sc -= fp[F_EVAL_SCALE] * 0.25
+        v = bounded(sc, fp[F_EVAL_SCALE])
+        result = v if c == 1 else -v
+    for i in range(sp - 1, -1, -1):
+        remove(cells, near, geo, stack[i])
+    return result, plies, terminal
+
+
+@njit(cache=True, nogil=True)
+def _compact(cells, buf, n):
+    """Drop filled squares from a pending list."""
+    m = 0
+    for i in range(n):
+        if cells[buf[i]] == EMPTY:
+            buf[m] = buf[i]
+            m += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _random_near(cells, near, empt, ne, rng):
+    for _ in range(24):
+        q = empt[rand_below(rng, ne)]
+        if near[q] > 0:
+            return q
+    return empt[rand_below(rng, ne)]
+
+
+@njit(cache=True, nogil=True)
+def run_iterations(cells, near, geo, root_c, n_iter, move, first, nch, visits, wsum, prior,
+                   proven, flags, count, ip, fp, att, dfn, brd, rng, allowed, stop, stats):
+    """Run up to ``n_iter`` MCTS iterations from the root position on ``cells``.
+
+    Returns the number of iterations run. Stops early on the stop flag or a proven root.
+    ``stats[S_TRIGGER_LOSS/WIN]`` count playouts that ended in a loss/win for the root side within
+    ``ip[I_TRIGGER_K]`` plies of the root (the root child of such an iteration gets marked).
+    """
+    size = cells.shape[0]
+    path = np.empty(size + 2, dtype=np.int64)
+    stack = np.empty(size + 2, dtype=np.int64)
+    pending = np.empty((2, 64), dtype=np.int64)
+    trig_k = ip[I_TRIGGER_K]
+    improved = ip[I_MODE] == MODE_IMPROVED
+    done = 0
+    for it in range(n_iter):
+        if stop[0] != 0:
+            break
+        if proven[0] != 0:
+            break
+        # --- selection / expansion
+        node = 0
+        depth = 0
+        side = root_c
+        value = 0.0  # result for the root side
+        terminal_ply = -1
+        path[0] = 0
+        while True:
+            if nch[node] == 0:
+                if proven[node] != 0 or first[node] == -2:
+                    break
+                if visits[node] == 0 and node != 0:
+                    break  # first visit of a leaf: play out from here
+                ok = expand(cells, near, geo, node, side, move, first, nch, prior, proven,
+                            flags, count, ip, fp, att, dfn, rng, allowed if node == 0 else allowed[:0])
+                if not ok:
+                    stats[S_FULL] = 1
+                    break
+                if nch[node] == 0:
+                    first[node] = -2  # no legal move: a draw
+                    break
+            ch = select_child(node, move, first, nch, visits, wsum, prior, proven, flags, ip, fp)
+            if ch < 0:
+                break
+            p = move[ch]
+            won = wins_at(cells, geo, p, side)
+            place(cells, near, geo, p, side)
+            depth += 1
+            path[depth] = ch
+            node = ch
+            if won:
+                if improved:
+                    proven[ch] = 1
+                terminal_ply = depth
+                value = 1.0 if side == root_c else -1.0
+                side = 3 - side
+                break
+            side = 3 - side
+            if improved and proven[ch] != 0:
+                break
+        # --- evaluation
+        if terminal_ply < 0:
+            if improved and proven[node] != 0 and node != 0:
+                # proven for the mover into node (the opposite of `side`)
+                mover_root = (3 - side) == root_c
+                value = float(proven[node]) if mover_root else -float(proven[node])
+                terminal_ply = depth
+            elif first[node] == -2:
+                value = 0.0
+            else:
+                r, plies, term = playout(cells, near, geo, side, ip, fp, att, dfn, brd, rng, stack, pending)
+                value = r if side == root_c else -r
+                if term:
+                    terminal_ply = depth + plies
+        if depth > stats[S_MAXDEPTH]:
+            stats[S_MAXDEPTH] = depth
+        if trig_k > 0 and terminal_ply >= 0 and terminal_ply <= trig_k and depth >= 1:
+            rc = path[1]
+            if value < 0:
+                stats[S_TRIGGER_LOSS] += 1
+                flags[rc] |= FL_MARK_DEATH
+            elif value > 0:
+                stats[S_TRIGGER_WIN] += 1
+                flags[rc] |= FL_MARK_WIN
+        # --- backpropagation (undo the tree moves on the way)
+        for d in range(depth, -1, -1):
+            nd = path[d]
+            visits[nd] += 1
+            # mover of the node at depth d is the root side when d is odd
+            if d % 2 == 1:
+                wsum[nd] += value
+            else:
+                wsum[nd] -= value
+            if improved and d < depth and proven[nd] == 0:
+                _update_proof(nd, first, nch, proven, flags)
+            if d > 0:
+                remove(cells, near, geo, move[nd])
+        done += 1
+    stats[S_ITER] += done
+    return done

@@ -1,0 +1,145 @@
+"""The three search engines on tactical positions with known answers, at small time budgets."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from gomocup_bot.engine import BLACK, WHITE, SearchLimits, SearchRequest, StopFlag
+from gomocup_bot.engines.full import FullEngine
+from gomocup_bot.engines.mcts_plain import MctsPlainEngine
+from gomocup_bot.engines.minimax import MinimaxEngine
+from gomocup_bot.search.board import board_from_position
+from gomocup_bot.search.sudden import vcf
+from tests.search import positions as P
+
+import numpy as np
+
+BUDGET = 0.3
+
+
+def _engines():
+    return [FullEngine(), FullEngine(backend="ab"), MinimaxEngine(), FullEngine(tactics=False)]
+
+
+ENGINE_IDS = ["full-mcts", "full-ab", "minimax", "mcts-no-root-checks"]
+
+
+def _ask(engine, pos, budget=BUDGET, **kw):
+    engine.prepare()
+    req = SearchRequest(pos, SearchLimits.from_budget(budget, budget * 2), **kw)
+    return engine.search(req, StopFlag())
+
+
+def _shifted(rows, answers):
+    dx, dy = P.shift(rows)
+    return P.padded(rows), {(x + dx, y + dy) for x, y in answers}
+
+
+@pytest.mark.parametrize("engine", _engines(), ids=ENGINE_IDS)
+def test_win_in_one(engine):
+    rows, answers = _shifted(P.WIN_IN_1, P.WIN_IN_1_ANSWERS)
+    assert _ask(engine, P.parse(rows, BLACK)).move in answers
+
+
+@pytest.mark.parametrize("engine", _engines(), ids=ENGINE_IDS)
+def test_block_five(engine):
+    rows, answers = _shifted(P.BLOCK_FIVE, P.BLOCK_FIVE_ANSWERS)
+    assert _ask(engine, P.parse(rows, WHITE)).move in answers
+
+
+@pytest.mark.parametrize("engine", _engines(), ids=ENGINE_IDS)
+def test_level4_sudden_death_open_three(engine):
+    rows, answers = _shifted(P.OPEN_THREE, P.OPEN_THREE_DEFENCES)
+    assert _ask(engine, P.parse(rows, WHITE)).move in answers
+
+
+@pytest.mark.parametrize("engine", _engines()[:3], ids=ENGINE_IDS[:3])
+def test_own_vcf_is_played(engine):
+    res = _ask(engine, P.from_stones(P.VCF_STONES, BLACK))
+    assert res.move in P.VCF_FIRST_MOVES
+    assert res.proven == 1
+
+
+@pytest.mark.parametrize("engine", _engines()[:3], ids=ENGINE_IDS[:3])
+def test_opponent_vcf_is_defused(engine):
+    pos = P.from_stones(P.VCF_STONES, WHITE)
+    # white to move: one white stone too few is fine for the engine; it answers for `to_move`
+    res = _ask(engine, pos)
+    x, y = res.move
+    after = P.from_stones({"X": P.VCF_STONES["X"], "O": P.VCF_STONES["O"] + [(x, y)]}, BLACK)
+    cells, near, geo = board_from_position(after)
+    line = np.full(64, -1, dtype=np.int64)
+    counter = np.zeros(2, dtype=np.int64)
+    assert vcf(cells, near, geo, BLACK, 12, np.zeros(1, dtype=np.int32), counter, line, 0) == 0
+
+
+def test_stop_mid_search_returns_a_legal_move_at_once():
+    for engine in (FullEngine(tactics=False), MinimaxEngine(tactics=False), MctsPlainEngine()):
+        engine.prepare()
+        pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
+        req = SearchRequest(pos, SearchLimits.from_budget(30.0, 30.0))
+        stop = StopFlag()
+        box = {}
+
+        def run():
+            box["result"] = engine.search(req, stop)
+            box["t"] = time.monotonic()
+
+        th = threading.Thread(target=run)
+        th.start()
+        time.sleep(0.3)
+        t_stop = time.monotonic()
+        stop.set()
+        th.join(5.0)
+        assert not th.is_alive(), engine.name
+        assert box["t"] - t_stop < 0.5, engine.name
+        x, y = box["result"].move
+        assert (x, y) not in pos.occupied() and 0 <= x < 15 and 0 <= y < 15
+
+
+@pytest.mark.parametrize("engine", [FullEngine(), MinimaxEngine(), MctsPlainEngine()],
+                         ids=["full", "minimax", "mcts-plain"])
+def test_excluded_moves_are_avoided_and_nbest_lists_distinct_moves(engine):
+    pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
+    dx, dy = P.shift(P.OPEN_THREE)
+    banned = frozenset({(2 + dx, 3 + dy)})
+    res = _ask(engine, pos, excluded=banned, nbest=3)
+    assert res.move not in banned
+    assert res.move not in pos.occupied()
+    assert res.alternatives[0] == res.move
+    assert len(set(res.alternatives)) == len(res.alternatives) >= 2
+    assert not banned & set(res.alternatives)
+
+
+@pytest.mark.parametrize("engine", [FullEngine(), MinimaxEngine(), MctsPlainEngine()],
+                         ids=["full", "minimax", "mcts-plain"])
+def test_one_empty_square_left_and_empty_board(engine):
+    rows = ["XOXOX", "OXOXO", "OXOXO", "XOXOX", "XOXO."]
+    pos = P.parse(rows, BLACK)
+    assert _ask(engine, pos, budget=0.1).move == (4, 4)
+    empty = P.parse(["." * 15] * 15, BLACK)
+    x, y = _ask(engine, empty, budget=0.1).move
+    assert 0 <= x < 15 and 0 <= y < 15
+
+
+def test_zero_budget_still_answers_legally():
+    pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
+    for engine in (FullEngine(), MinimaxEngine(), MctsPlainEngine()):
+        engine.prepare()
+        req = SearchRequest(pos, SearchLimits.from_budget(0.0, 0.0))
+        t0 = time.monotonic()
+        res = engine.search(req, StopFlag())
+        assert time.monotonic() - t0 < 1.0
+        assert res.move not in pos.occupied()
+
+
+def test_realtime_reports_only_when_asked():
+    seen = []
+    pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
+    engine = FullEngine(tactics=False)
+    _ask(engine, pos, report=seen.append)
+    kinds = {info.kind for info in seen}
+    assert "summary" in kinds and "best" in kinds
+    assert all(info.move is None or info.move not in pos.occupied() for info in seen)
