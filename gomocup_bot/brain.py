@@ -1,0 +1,488 @@
+"""The async brain runner: one protocol session over any `LineStream` (stdio or TCP).
+
+Two tasks share the session: the reader keeps reading while the engine thinks, so END and YXSTOP
+act at once (INFO too, when nothing is queued before it); every other command waits its turn in a
+queue and the processor handles them in order, running searches in a worker thread. A search is
+stopped through its `StopFlag`; the thread is abandoned only if it ignores the flag for
+`STOP_GRACE` seconds. The engine is built and prepared (numba cache load) in a worker thread only
+after START is answered, so the START reply never waits for numba.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import trio
+
+from gomocup_bot.engine import Engine, SearchInfo, SearchLimits, SearchRequest, SearchResult, StopFlag
+from gomocup_bot.engines import DEFAULT_ENGINE, ENGINE_NAMES, QUICK_ENGINE, create_engine, is_available
+from gomocup_bot.session import Action, BrainSession, Exit, ResetEngine, Search, Send, StopSearch
+from gomocup_bot.timeman import INSTANT_S, move_budget
+from protocol import messages as m
+from protocol.encoder import encode
+from protocol.parser import CommandParser
+from protocol.transport import LineStream, LineTooLong
+
+log = logging.getLogger("gomocup_bot.brain")
+
+STOP_GRACE = 0.25  # seconds a stopped search may take to return before its thread is abandoned
+END_DEADLINE = 0.3  # after END, seconds the queue gets to drain (a hurried search answering) before we leave
+QUEUE_SIZE = 10000
+
+# Search threads still running (abandoned ones included); brain_main exits hard when this is > 0.
+_live_threads = 0
+_live_lock = threading.Lock()
+
+
+def live_search_threads() -> int:
+    return _live_threads
+
+
+@dataclass
+class BrainOptions:
+    """How a brain session is set up (the `gomocup-bot brain` flags)."""
+
+    engine_name: str = DEFAULT_ENGINE
+    level: int | None = None
+    seed: int | None = None
+    yixin_rule2: bool = False
+    log_level: str = "WARNING"
+    log_file: str | None = None
+
+    @classmethod
+    def from_argv(cls, argv: list[str]) -> "BrainOptions":
+        """Parse brain flags (exits with usage on --help or a bad flag, like any argparse CLI)."""
+        args = build_arg_parser().parse_args(argv)
+        return cls(
+            engine_name=args.engine,
+            level=args.level,
+            seed=args.seed,
+            yixin_rule2=args.yixin_rule2,
+            log_level=args.log_level,
+            log_file=args.log_file,
+        )
+
+
+def build_arg_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gomocup-bot brain",
+        description=(
+            "A Gomocup/Piskvork brain on stdin/stdout: launch it from Piskvork, GomocupJudge, "
+            "c-gomoku-cli or `gomocup-tournament`. Only protocol lines go to stdout; logs go to "
+            "stderr (or --log-file)."
+        ),
+    )
+    parser.add_argument(
+        "--engine",
+        default=DEFAULT_ENGINE,
+        choices=ENGINE_NAMES,
+        help=f"search engine (default {DEFAULT_ENGINE}; while it is not built, greedy is used and ABOUT says so)",
+    )
+    parser.add_argument("--level", type=int, default=None, help="engine strength level (engine-specific)")
+    parser.add_argument("--seed", type=int, default=None, help="random seed for engines that use randomness")
+    parser.add_argument(
+        "--yixin-rule2", action="store_true", help="read `INFO rule 2` as renju (Yixin), not continuous game"
+    )
+    parser.add_argument(
+        "--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="stderr log level"
+    )
+    parser.add_argument("--log-file", default=None, help="append logs to this file instead of stderr")
+    return parser
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    """Which engine a session builds, and what ABOUT calls it (a fallback is spelled out)."""
+
+    factory: Callable[[], Engine]
+    label: str
+
+
+def choose_engine(options: BrainOptions, engine_factory: Callable[[], Engine] | None = None) -> EngineChoice:
+    if engine_factory is not None:
+        return EngineChoice(engine_factory, options.engine_name)
+    extra: dict[str, Any] = {}
+    if options.level is not None:
+        extra["level"] = options.level
+    if options.seed is not None:
+        extra["seed"] = options.seed
+    name = options.engine_name
+    if is_available(name):
+        return EngineChoice(lambda: create_engine(name, **extra), name)
+    log.warning("engine %r is not available yet; falling back to %r", name, QUICK_ENGINE)
+    return EngineChoice(lambda: create_engine(QUICK_ENGINE, **extra), f"{QUICK_ENGINE} (fallback: {name} not built)")
+
+
+async def run_brain(
+    stream: LineStream,
+    *,
+    options: BrainOptions,
+    search_slots: trio.CapacityLimiter | None = None,
+    engine_factory: Callable[[], Engine] | None = None,
+) -> None:
+    """Run one session until END or end of input. Returns (never exits the process).
+
+    Cancelling it stops a running search through its StopFlag.
+    """
+    runner = _Runner(stream, options, search_slots, choose_engine(options, engine_factory))
+    await runner.run()
+
+
+class _Runner:
+    def __init__(
+        self,
+        stream: LineStream,
+        options: BrainOptions,
+        search_slots: trio.CapacityLimiter | None,
+        choice: EngineChoice,
+    ) -> None:
+        self.stream = stream
+        self.options = options
+        self.slots = search_slots
+        self.choice = choice
+        self.session = BrainSession(engine_label=choice.label, yixin_rule2=options.yixin_rule2)
+        self.parser = CommandParser()
+        self.send_queue, self.receive_queue = trio.open_memory_channel[Any](QUEUE_SIZE)
+        self.pending = 0  # commands queued and not yet handled
+        self.stop: StopFlag | None = None  # the running search's flag
+        self.searching = False
+        self.hurried = False
+        self.wait_scope: trio.CancelScope | None = None
+        self.search_done = trio.Event()
+        self.ending = False
+        self.eof = False
+        self.engine: Engine | None = None
+        self.engine_ready = trio.Event()
+        self.engine_game = -1
+        self.warmup_started = False
+        self.nursery: trio.Nursery | None = None
+
+    # ------------------------------------------------------------------ top level
+
+    async def run(self) -> None:
+        try:
+            async with trio.open_nursery() as nursery:
+                self.nursery = nursery
+                nursery.start_soon(self._reader)
+                await self._processor()
+                nursery.cancel_scope.cancel()
+        except* (trio.BrokenResourceError, trio.ClosedResourceError, BrokenPipeError, ConnectionError):
+            log.info("the manager went away; session over")
+        finally:
+            if self.stop is not None:
+                self.stop.set()  # a cancelled session must not leave a search burning CPU
+
+    async def _send(self, replies: tuple[m.Reply, ...] | list[m.Reply]) -> None:
+        for reply in replies:
+            await self.stream.send_line(encode(reply))
+
+    # ------------------------------------------------------------------ reader
+
+    async def _reader(self) -> None:
+        while True:
+            try:
+                line = await self.stream.receive_line()
+            except LineTooLong as exc:
+                await self._enqueue(m.ProtocolError(str(exc)))
+                continue
+            if line is None:
+                break
+            for cmd in self.parser.feed(line):
+                if isinstance(cmd, m.End):
+                    await self._end()
+                    return
+                if isinstance(cmd, m.YxStop):
+                    if self.searching:
+                        log.info("YXSTOP: stopping the search")
+                        self._hurry()
+                    continue
+                if isinstance(cmd, m.Info) and self.pending == 0:
+                    self.session.handle(cmd)  # acts at once, even during a search
+                    continue
+                await self._enqueue(cmd)
+        for cmd in self.parser.finish():
+            await self._enqueue(cmd)
+        log.info("end of input")
+        self.eof = True
+        self._hurry()  # nobody may be left to read a long search's answer; finish promptly
+        await self._enqueue(None)
+
+    def _hurry(self) -> None:
+        """Make the running search (if any) answer now with what it has."""
+        if not self.searching:
+            return
+        self.hurried = True
+        if self.stop is not None:
+            self.stop.set()
+        if self.wait_scope is not None:
+            self.wait_scope.cancel()
+
+    async def _enqueue(self, item: Any) -> None:
+        self.pending += 1
+        await self.send_queue.send(item)
+
+    async def _end(self) -> None:
+        """END: hurry any search, let the queue drain (START/BEGIN/END arriving in one burst still get
+        their replies), but leave after END_DEADLINE whatever happens."""
+        log.info("END")
+        self.ending = True
+        self._hurry()
+        await self._enqueue(m.End())
+        await trio.sleep(END_DEADLINE)
+        log.warning("session did not finish within %.2f s of END; cancelling", END_DEADLINE)
+        assert self.nursery is not None
+        self.nursery.cancel_scope.cancel()
+
+    # ------------------------------------------------------------------ processor
+
+    async def _processor(self) -> None:
+        while True:
+            item = await self.receive_queue.receive()
+            self.pending -= 1
+            if item is None:
+                return
+            action = self.session.handle(item)
+            if not await self._act(action):
+                return
+
+    async def _act(self, action: Action) -> bool:
+        """Carry out one action; False means the session is over."""
+        match action:
+            case Send(replies):
+                await self._send(replies)
+                if replies and isinstance(replies[0], m.OkReply) and self.session.started:
+                    self._start_warmup()
+            case Search():
+                await self._search(action)
+            case StopSearch():
+                pass  # nothing is running when the processor sees it
+            case ResetEngine():
+                await self._reset_engine()
+            case Exit():
+                return False
+        return True
+
+    # ------------------------------------------------------------------ engine lifecycle
+
+    def _start_warmup(self) -> None:
+        if self.warmup_started:
+            return
+        self.warmup_started = True
+        assert self.nursery is not None
+        self.nursery.start_soon(self._warmup)
+
+    async def _warmup(self) -> None:
+        def build() -> Engine:
+            StopFlag()  # imports numpy now rather than during the first search
+            engine = self.choice.factory()
+            engine.prepare()
+            return engine
+
+        started = time.monotonic()
+        try:
+            self.engine = await trio.to_thread.run_sync(build, abandon_on_cancel=True)
+            log.info("engine %s ready in %.3f s", self.choice.label, time.monotonic() - started)
+        except Exception:
+            log.exception("engine %s failed to start; using %s", self.choice.label, QUICK_ENGINE)
+            self.engine = create_engine(QUICK_ENGINE)
+            self.session.engine_label = f"{QUICK_ENGINE} (fallback: {self.choice.label} failed to start)"
+        self.engine_ready.set()
+
+    async def _reset_engine(self) -> None:
+        if self.engine is not None:
+            s = self.session
+            assert s.width is not None and s.height is not None
+            await trio.to_thread.run_sync(self.engine.new_game, s.width, s.height, s.rules)
+
+    # ------------------------------------------------------------------ searching
+
+    async def _search(self, search: Search) -> None:
+        session = self.session
+        limits = move_budget(session.info, empty_squares=session.empty_count())
+        if self.eof:
+            limits = SearchLimits.from_budget(INSTANT_S)
+        self._start_warmup()
+        self.searching = True
+        self.hurried = self.ending  # a search queued before END answers at once
+        self.search_done = trio.Event()
+        started = time.monotonic()
+        try:
+            result = await self._obtain_result(search, limits)
+            replies = session.complete_search(search, result)
+            log.info(
+                "%s -> %s in %.3f s (budget %.3f s)",
+                search.command, encode(replies[0]), time.monotonic() - started, limits.hard_deadline - started,
+            )
+            await self._send(replies)
+        finally:
+            self.searching = False
+            self.stop = None
+            self.search_done.set()  # only now: END waits for the owed move to be written
+
+    async def _obtain_result(self, search: Search, limits: SearchLimits) -> SearchResult | None:
+        """The engine's answer, or a quick greedy one when the engine/slot is not there in time."""
+        half = max(0.0, (limits.hard_deadline - time.monotonic()) / 2)
+        if not self.hurried:
+            with trio.move_on_after(half) as self.wait_scope:
+                await self.engine_ready.wait()
+            self.wait_scope = None
+        if self.hurried or not self.engine_ready.is_set():
+            log.log(
+                logging.INFO if self.hurried else logging.WARNING,
+                "engine %s in time; answering with %s", "not needed" if self.hurried else "not ready", QUICK_ENGINE,
+            )
+            return await self._quick(search)
+        engine = self.engine
+        assert engine is not None
+        token = object()
+        acquired = False
+        if self.slots is not None and not self.hurried:
+            with trio.move_on_after(half) as self.wait_scope:
+                await self.slots.acquire_on_behalf_of(token)
+                acquired = True
+            self.wait_scope = None
+        if self.slots is not None and not acquired:
+            log.warning("no search slot in time; answering with %s", QUICK_ENGINE)
+            return await self._quick(search)
+        try:
+            return await self._engine_search(engine, search, limits)
+        finally:
+            if acquired:
+                self.slots.release_on_behalf_of(token)  # type: ignore[union-attr]
+
+    async def _engine_search(self, engine: Engine, search: Search, limits: SearchLimits) -> SearchResult | None:
+        session = self.session
+        pos = search.position
+        if self.engine_game != session.game_id:
+            await trio.to_thread.run_sync(engine.new_game, pos.width, pos.height, pos.rules)
+            self.engine_game = session.game_id
+        stop = StopFlag()
+        self.stop = stop
+        if self.hurried:
+            stop.set()
+        request = SearchRequest(
+            position=pos,
+            limits=limits,
+            nbest=search.nbest,
+            excluded=search.excluded,
+            report=self._reporter() if session.show_detail & 3 else None,
+            max_memory=session.info.get("max_memory", 0),
+        )
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_stop_at, limits.hard_deadline, stop)
+                try:
+                    result = await run_in_worker(lambda: engine.search(request, stop), stop, STOP_GRACE, limits)
+                finally:
+                    nursery.cancel_scope.cancel()
+        except trio.Cancelled:
+            raise
+        except Exception:
+            log.exception("engine %s failed on %s; answering with %s", self.choice.label, search.command, QUICK_ENGINE)
+            return await self._quick(search)
+        if result is None:
+            log.error("engine ignored its stop flag; answering with %s", QUICK_ENGINE)
+            return await self._quick(search)
+        return result
+
+    async def _quick(self, search: Search) -> SearchResult:
+        from gomocup_bot.engines.greedy import choose
+
+        fields = await trio.to_thread.run_sync(
+            lambda: choose(search.position, search.excluded, search.nbest), abandon_on_cancel=True
+        )
+        return SearchResult(**fields)
+
+    def _reporter(self) -> Callable[[SearchInfo], None]:
+        """A thread-safe callback turning engine progress into `MESSAGE REALTIME` lines."""
+        detail = self.session.show_detail
+        token = trio.lowlevel.current_trio_token()
+
+        def report(info: SearchInfo) -> None:
+            reply: m.Reply | None = None
+            kind = info.kind.upper()
+            if detail & 1 and kind == "REFRESH":
+                reply = m.RealtimeReply("REFRESH")
+            elif detail & 1 and kind in m.REALTIME_KINDS_WITH_MOVE and info.move is not None:
+                reply = m.RealtimeReply(kind, info.move)
+            elif detail & 2 and kind == "SUMMARY" and info.text:
+                reply = m.MessageReply(info.text.replace("\n", " ").replace("\r", " "))
+            if reply is None:
+                return
+            try:  # waits until written, so progress lines always precede the move
+                trio.from_thread.run(self._send, (reply,), trio_token=token)
+            except Exception:  # the session is gone: drop progress silently
+                pass
+
+        return report
+
+
+async def _stop_at(deadline: float, stop: StopFlag) -> None:
+    """Raise the stop flag at the hard deadline, whatever the engine thinks of its own clock."""
+    await trio.sleep(max(0.0, deadline - time.monotonic()))
+    stop.set()
+
+
+async def run_in_worker(
+    work: Callable[[], Any], stop: StopFlag, grace: float, limits: SearchLimits | None = None
+) -> Any:
+    """Run `work()` in a thread and return its result (or re-raise its exception).
+
+    The thread is asked to stop through `stop` and abandoned only as a last resort: at the hard
+    deadline + `grace` if it ignores the flag (then None is returned), and on cancellation after
+    setting `stop` and waiting `grace` seconds for it.
+    """
+    finished = trio.Event()
+    box: list[tuple[bool, Any]] = []
+    shield = trio.CancelScope(shield=True)
+
+    def tracked() -> Any:
+        global _live_threads
+        with _live_lock:
+            _live_threads += 1
+        try:
+            return work()
+        finally:
+            with _live_lock:
+                _live_threads -= 1
+
+    async def worker() -> None:
+        with shield:
+            try:
+                box.append((True, await trio.to_thread.run_sync(tracked, abandon_on_cancel=True)))
+            except Exception as exc:  # the engine's own failure: hand it to the caller
+                box.append((False, exc))
+        finished.set()
+        nursery.cancel_scope.cancel()
+
+    async def watchdog() -> None:
+        try:
+            if limits is not None:
+                await trio.sleep(max(0.0, limits.hard_deadline - time.monotonic()) + grace)
+                if not finished.is_set():
+                    log.error("search ignored its stop flag past the deadline; abandoning its thread")
+                    stop.set()
+                    shield.cancel()
+            await trio.sleep_forever()
+        except trio.Cancelled:
+            if not finished.is_set():
+                stop.set()
+                with trio.CancelScope(shield=True):
+                    with trio.move_on_after(grace):
+                        await finished.wait()
+                shield.cancel()
+            raise
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(worker)
+        nursery.start_soon(watchdog)
+    if not box:
+        return None
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return value

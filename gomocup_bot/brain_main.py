@@ -1,0 +1,53 @@
+"""`gomocup-bot brain` (the default command): the Gomocup brain on stdin/stdout.
+
+Nothing but protocol lines ever reaches stdout; logs go to stderr or `--log-file`, with no banner.
+After END the process exits at once (`os._exit` once everything is written), even if a search
+thread is still winding down. Being the process entry point, `main` does not return.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+from gomocup_bot.brain import BrainOptions, live_search_threads, run_brain
+
+
+def _configure_logging(options: BrainOptions) -> None:
+    handler: logging.Handler
+    if options.log_file:
+        handler = logging.FileHandler(options.log_file, encoding="utf-8")
+    else:
+        handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(options.log_level)
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = BrainOptions.from_argv(list(sys.argv[1:] if argv is None else argv))
+    _configure_logging(options)
+
+    import trio
+
+    from protocol.transport import StdioLineStream
+
+    async def serve() -> None:
+        stream = StdioLineStream()
+        try:
+            await run_brain(stream, options=options)
+        finally:
+            await stream.aclose()
+
+    try:
+        trio.run(serve)
+    except KeyboardInterrupt:
+        pass
+    # Leave now: managers kill a brain ~0.5 s after END, and a normal interpreter shutdown with
+    # numba loaded (or a search thread still winding down) can take longer than that.
+    if live_search_threads() > 0:
+        logging.getLogger("gomocup_bot.brain").info("exiting with a search thread still running")
+    logging.shutdown()
+    sys.stderr.flush()
+    os._exit(0)

@@ -1,0 +1,76 @@
+"""The move budget: INFO time settings -> absolute search deadlines.
+
+Rules of the protocol reference (§5, §7): `timeout_turn` 0 means "answer as fast as possible",
+`timeout_match` 0 and `time_left` 2147483647 mean "no match limit", a negative `time_left` means
+"move now". We never count on the manager's tolerance: every budget keeps a safety margin for
+Python's reply path and pipe latency.
+"""
+from __future__ import annotations
+
+import time
+
+from gomocup_bot.engine import SearchLimits
+
+UNLIMITED = 2147483647
+DEFAULT_TURN_MS = 5000  # when the manager sent no timeout_turn at all
+INSTANT_S = 0.02  # "as fast as possible": enough for a static evaluation and the reply
+MARGIN_S = 0.06  # fixed part of the safety margin (reply, pipe, scheduler)
+MARGIN_FRACTION = 0.05  # proportional part
+SOFT_FRACTION = 0.6  # aim to finish by this share of the hard budget
+MIN_MOVES_LEFT = 12  # spread the match clock over at least this many of our moves
+MAX_BUDGET_S = 24 * 3600.0
+
+
+def _limit_ms(info: dict[str, int], key: str) -> int | None:
+    value = info.get(key)
+    if value is None:
+        return None
+    return value
+
+
+def budget_seconds(info: dict[str, int], *, empty_squares: int | None = None) -> float:
+    """Hard budget in seconds for this move (before converting to instants)."""
+    turn_ms = _limit_ms(info, "timeout_turn")
+    match_ms = _limit_ms(info, "timeout_match")
+    left_ms = _limit_ms(info, "time_left")
+
+    if turn_ms is not None and turn_ms <= 0:
+        return INSTANT_S
+    turn_s = MAX_BUDGET_S if turn_ms is not None and turn_ms >= UNLIMITED else (turn_ms or DEFAULT_TURN_MS) / 1000
+
+    match_limited = left_ms is not None and left_ms < UNLIMITED and match_ms != 0
+    if match_limited:
+        assert left_ms is not None
+        if left_ms <= 0:
+            return INSTANT_S
+        moves_left = MIN_MOVES_LEFT
+        if empty_squares is not None:
+            moves_left = max(MIN_MOVES_LEFT, min(40, empty_squares // 6))
+        share_s = left_ms / 1000 / moves_left
+        # never plan to use more than what is left minus the margin
+        cap_s = max(INSTANT_S, left_ms / 1000 - _margin(left_ms / 1000))
+        turn_s = min(turn_s, share_s, cap_s)
+
+    return max(INSTANT_S, min(MAX_BUDGET_S, turn_s - _margin(turn_s)))
+
+
+def _margin(seconds: float) -> float:
+    return min(seconds / 2, MARGIN_S + MARGIN_FRACTION * seconds)
+
+
+def move_budget(
+    info: dict[str, int], *, now: float | None = None, empty_squares: int | None = None
+) -> SearchLimits:
+    """SearchLimits (absolute `time.monotonic()` instants) for the next move.
+
+    `info`: the INFO values received so far (integers); `empty_squares` lets the match clock be
+    spread over the moves that can still come. `max_depth`/`max_node` (Yixin) cap the search.
+    """
+    start = time.monotonic() if now is None else now
+    hard = budget_seconds(info, empty_squares=empty_squares)
+    soft = hard if hard <= INSTANT_S else hard * SOFT_FRACTION
+    max_depth = max(0, info.get("max_depth", 0) or 0)
+    max_nodes = max(0, info.get("max_node", 0) or 0)
+    return SearchLimits(
+        soft_deadline=start + soft, hard_deadline=start + hard, max_nodes=max_nodes, max_depth=max_depth
+    )
