@@ -54,3 +54,15 @@ def test_mnk_rejects_bad_sizes_with_exit_code_2(tmp_path: Path):
     proc = run_cli("mnk", "--sizes", "2-40", "--out", str(tmp_path))
     assert proc.returncode == 2
     assert "bad settings" in proc.stderr
+
+
+def test_threat_tests_quick_path(tmp_path: Path):
+    proc = run_cli("threat-tests", "--quick", "--ladder", "100,1000", "--repeats", "1", "--seconds", "0.2",
+                   "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    report = (tmp_path / "threat-tests.md").read_text()
+    for name in ("defence", "attack", "trap", "balance"):
+        assert f"## {name}:" in report
+    # our full brain finds a forced answer in the two tactical tests whatever the budget
+    assert "| defence | gomocup-bot | (9, 5) | yes |" in report
+    assert "| attack | gomocup-bot | (10, 5) | yes |" in report
