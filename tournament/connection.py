@@ -185,12 +185,74 @@ def _die_with_parent() -> None:
         pass
 
 
+class _SpawnedProcess:
+    """A child process started on the manager's main thread, with trio streams on its pipes.
+
+    Why not `trio.lowlevel.open_process`: it forks from a worker thread, and Linux ties the
+    parent-death signal to the *thread* that forked, so engines were killed whenever trio retired that
+    idle worker thread. Forking here (a few milliseconds, on the trio thread that lives as long as the
+    manager) keeps "engines die with the manager, even on kill -9" without that accident.
+    """
+
+    def __init__(self, popen: subprocess.Popen) -> None:
+        self.popen = popen
+        self.pid = popen.pid
+        self.stdin = trio.lowlevel.FdStream(_take_fd(popen.stdin))
+        self.stdout = trio.lowlevel.FdStream(_take_fd(popen.stdout))
+        self.stderr = trio.lowlevel.FdStream(_take_fd(popen.stderr))
+        try:
+            self._pidfd: int | None = os.pidfd_open(popen.pid)
+        except (AttributeError, OSError):
+            self._pidfd = None
+
+        self.exited = trio.Event()
+
+    @property
+    def returncode(self) -> int | None:
+        return self.popen.poll()
+
+    async def watch(self) -> int:
+        """Wait for the exit (only one task may run this: the connection's exit watcher)."""
+        try:
+            if self.popen.poll() is None:
+                if self._pidfd is not None:
+                    await trio.lowlevel.wait_readable(self._pidfd)
+                else:
+                    while self.popen.poll() is None:
+                        await trio.sleep(0.05)
+            return self.popen.wait()
+        finally:
+            if self.popen.poll() is not None:
+                self.exited.set()
+                if self._pidfd is not None:
+                    fd, self._pidfd = self._pidfd, None
+                    os.close(fd)
+
+    async def wait(self) -> int:
+        """Wait for the exit as seen by the watcher (polling if the watcher is gone)."""
+        while self.popen.poll() is None:
+            with trio.move_on_after(0.05):
+                await self.exited.wait()
+        return self.popen.wait()
+
+    def kill(self) -> None:
+        if self.popen.poll() is None:
+            self.popen.kill()
+
+
+def _take_fd(file) -> int:  # noqa: ANN001 - a Popen pipe file object
+    """Move a Popen pipe's descriptor out of its file object (so garbage collection cannot close it)."""
+    fd = os.dup(file.fileno())
+    file.close()
+    return fd
+
+
 class ProcessConnection(Connection):
     """An engine subprocess; stdout carries protocol lines, stderr is kept as a short tail for reports."""
 
     kind = "process"
 
-    def __init__(self, name: str, process: trio.Process) -> None:
+    def __init__(self, name: str, process: _SpawnedProcess) -> None:
         super().__init__(name)
         self.process = process
         self.pid = process.pid
@@ -210,33 +272,32 @@ class ProcessConnection(Connection):
         if env:
             full_env = dict(os.environ)
             full_env.update(env)
-        process = await trio.lowlevel.open_process(
+        popen = subprocess.Popen(
             list(argv),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
             env=full_env,
+            bufsize=0,
             start_new_session=True,
             preexec_fn=_die_with_parent,
         )
-        conn = cls(name, process)
+        conn = cls(name, _SpawnedProcess(popen))
         nursery.start_soon(conn._run)
+        await trio.lowlevel.checkpoint()
         return conn
 
     def _background_tasks(self) -> list:
         return [self._reader, self._stderr_reader, self._exit_watcher]
 
     async def _write(self, data: bytes) -> None:
-        assert self.process.stdin is not None
         await self.process.stdin.send_all(data)
 
     async def _read_some(self) -> bytes:
-        assert self.process.stdout is not None
         return await self.process.stdout.receive_some(65536)
 
     async def _stderr_reader(self) -> None:
-        assert self.process.stderr is not None
         buffer = bytearray()
         try:
             while data := await self.process.stderr.receive_some(65536):
@@ -250,7 +311,7 @@ class ProcessConnection(Connection):
 
     async def _exit_watcher(self) -> None:
         """A process that exits while a child still holds its stdout open is still a dead engine."""
-        code = await self.process.wait()
+        code = await self.process.watch()
         with trio.move_on_after(0.5):  # let the reader deliver lines written just before exiting
             await self._reader_done.wait()
         self._mark_closed(f"process exited with code {code}")
@@ -259,35 +320,38 @@ class ProcessConnection(Connection):
     def returncode(self) -> int | None:
         return self.process.returncode
 
+    async def exit_code(self, timeout: float = 0.5) -> int | None:
+        """The exit code, waiting briefly for it (a closed pipe usually means the process is exiting)."""
+        with trio.move_on_after(timeout):
+            while self.process.returncode is None:
+                await trio.sleep(0.01)
+        return self.process.returncode
+
     def kill(self) -> None:
         """SIGKILL the engine's whole process group (wrapper scripts included)."""
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
+        if self.process.returncode is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
             self.process.kill()
-        except (ProcessLookupError, OSError):
-            pass
 
     async def _shutdown(self, grace: float) -> None:
         try:
-            if self.process.stdin is not None:
-                await self.process.stdin.aclose()
+            await self.process.stdin.aclose()
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             pass
         with trio.move_on_after(grace):
             await self.process.wait()
         if self.process.returncode is None:
             self.kill()
-        else:
-            # the engine itself exited; make sure no helper it left in its group survives
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
         with trio.move_on_after(2.0):
             await self.process.wait()
+        for stream in (self.process.stdout, self.process.stderr):
+            try:
+                await stream.aclose()
+            except (trio.ClosedResourceError, OSError):
+                pass
 
 
 class TcpConnection(Connection):

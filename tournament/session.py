@@ -116,10 +116,20 @@ class EngineSession:
     def _detail_closed(self, what: str) -> str:
         conn = self.conn
         text = f"{what}: {conn.close_reason if conn else 'no connection'}"
+        code = getattr(conn, "returncode", None)
+        if code is not None and "code" not in text:
+            text += f" (exit code {code})"
         tail = getattr(conn, "stderr_tail", None)
         if tail:
             text += f"; stderr: {' | '.join(list(tail)[-3:])}"
         return text
+
+    async def _closed_detail(self, what: str) -> str:
+        """Like _detail_closed, after giving a dying process a moment to report its exit code."""
+        exit_code = getattr(self.conn, "exit_code", None)
+        if exit_code is not None:
+            await exit_code(0.3)
+        return self._detail_closed(what)
 
     async def _await_ok(self, deadline: float, what: str) -> Failure | m.Reply | None:
         """Read lines until a non-log reply; None on OK, the reply if it is something else, Failure on death/timeout."""
@@ -134,7 +144,8 @@ class EngineSession:
                         return None
                     return line.reply if not isinstance(line.reply, m.ProtocolError) else m.ErrorReply(line.text)
             except EngineClosed:
-                return Failure(Ending.START_FAILED if what == "START" else Ending.CRASH, self._detail_closed(f"exited before answering {what}"))
+                detail = await self._closed_detail(f"exited before answering {what}")
+                return Failure(Ending.START_FAILED if what == "START" else Ending.CRASH, detail)
         return Failure(Ending.START_FAILED, f"no answer to {what} within the start-up time")
 
     async def begin_game(self, config: GameConfig) -> Failure | None:
@@ -246,7 +257,7 @@ class EngineSession:
                     result.append(line)
                     break
             except EngineClosed:
-                result.append(Failure(Ending.CRASH, self._detail_closed("exited while thinking")))
+                result.append(Failure(Ending.CRASH, await self._closed_detail("exited while thinking")))
             cancel.cancel()
 
         async def send_stop() -> None:
@@ -260,7 +271,7 @@ class EngineSession:
         async def watch_opponent(cancel: trio.CancelScope) -> None:
             assert opponent is not None and opponent.conn is not None
             await opponent.conn.closed_event.wait()
-            result.append(Failure(Ending.CRASH, "opponent:" + opponent._detail_closed("exited while waiting")))
+            result.append(Failure(Ending.CRASH, "opponent:" + await opponent._closed_detail("exited while waiting")))
             cancel.cancel()
 
         with trio.move_on_at(give_up):

@@ -161,3 +161,32 @@ async def test_rectangular_board_uses_rectstart(pool, tmp_path: Path) -> None:
     record = await play(pool, ["--log", str(log_b)], [], config=config)
     assert record.ending is Ending.FIVE
     assert log_b.read_text().splitlines()[0] == "RECTSTART 12,8"
+
+
+async def test_engines_survive_trio_retiring_its_worker_threads(nursery, monkeypatch) -> None:
+    """Regression: engines forked from a trio worker thread died with that thread (parent-death signal)."""
+    import trio._core._thread_cache as thread_cache
+
+    from tournament.connection import ProcessConnection
+    from tournament.session import EngineSession  # noqa: F401 - same import path as the runner
+
+    monkeypatch.setattr(thread_cache, "IDLE_TIMEOUT", 0.05)
+    spec = fake_spec("x", "--row", "0")
+    conn = await ProcessConnection.launch(nursery, "x", spec.argv)
+    for _ in range(3):
+        await trio.to_thread.run_sync(lambda: None)
+        await trio.sleep(0.2)  # idle worker threads exit meanwhile
+    assert not conn.closed
+    from protocol import messages as m
+
+    await conn.send(m.Start(15))
+    with trio.fail_after(5):
+        line = await conn.receive()
+    assert line.text == "OK"
+    await conn.close()
+    assert conn.returncode is not None
+
+
+async def test_crash_detail_has_exit_code(pool) -> None:
+    record = await play(pool, ["--mode", "crash", "--at", "1"], [])
+    assert record.ending is Ending.CRASH and "exit code 3" in record.detail, record.detail
