@@ -189,19 +189,59 @@ def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
     return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
 
 
-def _gsprt_llr(counts: Sequence[float], scores: Sequence[float], elo0: float, elo1: float) -> float:
-    """The normal-approximation log-likelihood ratio of the generalised SPRT (logistic Elo).
+def _mle_with_mean(probs: Sequence[float], scores: Sequence[float], target: float) -> list[float]:
+    """The distribution closest (max. likelihood) to `probs` on the same outcomes whose mean score is `target`.
 
-    With N outcomes of mean m and variance v: LLR = N (s1 − s0)(2m − s0 − s1) / (2v), where s0, s1
-    are the expected scores at elo0 and elo1. Empty categories get a tiny count so that v > 0.
+    It has the form p_j = probs_j / (1 + λ (score_j − target)); λ is found by bisection, since the
+    mean condition Σ probs_j (score_j − target) / (1 + λ (score_j − target)) = 0 is decreasing in λ.
+    """
+    lo = -1.0 / (max(scores) - target) if max(scores) > target else -1e9
+    hi = -1.0 / (min(scores) - target) if min(scores) < target else 1e9
+    eps = 1e-12
+    lo, hi = lo + eps * abs(lo) + eps, hi - eps * abs(hi) - eps
+
+    def mean_gap(lam: float) -> float:
+        return sum(p * (x - target) / (1.0 + lam * (x - target)) for p, x in zip(probs, scores))
+
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if mean_gap(mid) > 0:
+            lo = mid
+        else:
+            hi = mid
+    lam = (lo + hi) / 2.0
+    return [p / (1.0 + lam * (x - target)) for p, x in zip(probs, scores)]
+
+
+def gsprt_llr(counts: Sequence[float], scores: Sequence[float], elo0: float, elo1: float) -> float:
+    """Log-likelihood ratio of the generalised SPRT (logistic Elo), as fishtest and fastchess compute it.
+
+    The outcome distribution under each hypothesis is the maximum-likelihood one whose expected score is
+    s0 (resp. s1); LLR = Σ n_j ln(p1_j / p0_j). Empty categories get 1e-3 of a count so that a handful of
+    identical results cannot produce an absurd ratio.
     """
     total = sum(counts)
     if total <= 0:
         return 0.0
     regular = [c if c > 0 else 1e-3 for c in counts]
     n = sum(regular)
-    mean = sum(c * s for c, s in zip(regular, scores)) / n
-    var = sum(c * (s - mean) ** 2 for c, s in zip(regular, scores)) / n
+    probs = [c / n for c in regular]
+    s0, s1 = expected_score(elo0), expected_score(elo1)
+    p0 = _mle_with_mean(probs, scores, s0)
+    p1 = _mle_with_mean(probs, scores, s1)
+    return sum(c * math.log(a / b) for c, a, b in zip(counts, p1, p0) if c > 0)
+
+
+def gsprt_llr_normal(counts: Sequence[float], scores: Sequence[float], elo0: float, elo1: float) -> float:
+    """The normal approximation of the same LLR: N (s1 − s0)(2m − s0 − s1) / (2v) for N outcomes of mean m, variance v.
+
+    Close to `gsprt_llr` once there are a few dozen results; kept as a cross-check.
+    """
+    total = sum(counts)
+    if total <= 0:
+        return 0.0
+    mean = sum(c * x for c, x in zip(counts, scores)) / total
+    var = sum(c * (x - mean) ** 2 for c, x in zip(counts, scores)) / total
     if var <= 0:
         return 0.0
     s0, s1 = expected_score(elo0), expected_score(elo1)
@@ -216,7 +256,7 @@ def _decide(llr: float, alpha: float, beta: float) -> SprtResult:
 
 def sprt_trinomial(wins: int, draws: int, losses: int, elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.05) -> SprtResult:
     """SPRT on single games (score 1, 1/2, 0)."""
-    return _decide(_gsprt_llr([losses, draws, wins], [0.0, 0.5, 1.0], elo0, elo1), alpha, beta)
+    return _decide(gsprt_llr([losses, draws, wins], [0.0, 0.5, 1.0], elo0, elo1), alpha, beta)
 
 
 def sprt_pentanomial(pairs: Sequence[int], elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.05) -> SprtResult:
@@ -227,7 +267,7 @@ def sprt_pentanomial(pairs: Sequence[int], elo0: float, elo1: float, alpha: floa
     """
     if len(pairs) != 5:
         raise ValueError("pentanomial needs five counts (0, 1/2, 1, 3/2, 2 points per pair)")
-    return _decide(_gsprt_llr(pairs, [0.0, 0.25, 0.5, 0.75, 1.0], elo0, elo1), alpha, beta)
+    return _decide(gsprt_llr(pairs, [0.0, 0.25, 0.5, 0.75, 1.0], elo0, elo1), alpha, beta)
 
 
 def match_elo(wins: int, draws: int, losses: int) -> tuple[float, float]:

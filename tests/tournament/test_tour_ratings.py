@@ -7,6 +7,9 @@ import pytest
 
 from tournament.ratings import (
     GameScore,
+    _mle_with_mean,
+    gsprt_llr,
+    gsprt_llr_normal,
     elo_from_score,
     expected_score,
     fit_ratings,
@@ -94,19 +97,47 @@ def test_sprt_bounds() -> None:
     assert upper == pytest.approx(2.944439, abs=1e-6)
 
 
-def test_sprt_trinomial_by_hand() -> None:
+def test_gsprt_on_two_outcomes_is_walds_binomial_sprt() -> None:
+    # only wins and losses: the distribution with mean s is (1-s, s), so
+    # LLR = W ln(s1/s0) + L ln((1-s1)/(1-s0)); with s0 = 0.5, s1 = expected(20) = 0.528751
+    s1 = 1 / (1 + 10 ** (-20 / 400))
+    assert s1 == pytest.approx(0.528751, abs=1e-6)
+    expected = 30 * math.log(s1 / 0.5) + 20 * math.log((1 - s1) / 0.5)  # = 30*0.05599 + 20*(-0.05934) = 0.4929
+    assert expected == pytest.approx(0.4929, abs=1e-3)
+    assert gsprt_llr([20, 30], [0.0, 1.0], 0, 20) == pytest.approx(expected, rel=1e-9)
+
+
+def test_constrained_mle_has_the_asked_mean() -> None:
+    probs = [40 / 120, 20 / 120, 60 / 120]
+    for target in (0.3, 0.5, 0.5143871, 0.7):
+        p = _mle_with_mean(probs, [0, 0.5, 1], target)
+        assert sum(p) == pytest.approx(1.0, abs=1e-9)
+        assert sum(pi * x for pi, x in zip(p, [0, 0.5, 1])) == pytest.approx(target, abs=1e-9)
+    assert _mle_with_mean(probs, [0, 0.5, 1], 70 / 120) == pytest.approx(probs)  # already has that mean
+
+
+def test_sprt_normal_approximation_by_hand() -> None:
     # W=60 D=20 L=40: m = 70/120; v = (60(1-m)^2 + 20(0.5-m)^2 + 40 m^2)/120 = 0.2013889
     # s0 = 0.5, s1 = 1/(1+10^(-10/400)) = 0.5143871; LLR = 120 (s1-s0)(2m-s0-s1)/(2v) = 0.65264
-    result = sprt_trinomial(60, 20, 40, 0, 10)
     m = 70 / 120
     v = (60 * (1 - m) ** 2 + 20 * (0.5 - m) ** 2 + 40 * m**2) / 120
     assert v == pytest.approx(0.2013889, abs=1e-7)
     s1 = 1 / (1 + 10 ** (-10 / 400))
-    assert result.llr == pytest.approx(120 * (s1 - 0.5) * (2 * m - 0.5 - s1) / (2 * v), rel=1e-9)
-    assert result.llr == pytest.approx(0.6526, abs=1e-3)
-    assert result.decision is None
-    assert sprt_trinomial(600, 200, 400, 0, 10).decision == "H1"  # 10x the games: LLR 6.5
+    approx = gsprt_llr_normal([40, 20, 60], [0, 0.5, 1], 0, 10)
+    assert approx == pytest.approx(120 * (s1 - 0.5) * (2 * m - 0.5 - s1) / (2 * v), rel=1e-9)
+    assert approx == pytest.approx(0.6526, abs=1e-3)
+    # the exact GSPRT agrees within a few percent at this sample size
+    assert gsprt_llr([40, 20, 60], [0, 0.5, 1], 0, 10) == pytest.approx(approx, rel=0.05)
+
+
+def test_sprt_trinomial_decisions() -> None:
+    result = sprt_trinomial(60, 20, 40, 0, 10)
+    assert result.decision is None and 0.6 < result.llr < 0.66
+    assert sprt_trinomial(600, 200, 400, 0, 10).decision == "H1"  # 10x the games: LLR about 6.3
     assert sprt_trinomial(400, 200, 600, 0, 10).decision == "H0"
+    # one lost game is weak evidence, not a decision (a naive variance would explode here)
+    one = sprt_trinomial(0, 0, 1, 0, 100)
+    assert one.decision is None and -1 < one.llr < 0
 
 
 def test_sprt_pentanomial_by_hand() -> None:
@@ -118,10 +149,11 @@ def test_sprt_pentanomial_by_hand() -> None:
     assert m == pytest.approx(0.553571, abs=1e-6)
     assert v == pytest.approx(0.073023, abs=1e-6)
     s0, s1 = 0.5, 1 / (1 + 10 ** (-20 / 400))
-    expected = 70 * (s1 - s0) * (2 * m - s0 - s1) / (2 * v)
+    assert gsprt_llr_normal(counts, scores, 0, 20) == pytest.approx(70 * (s1 - s0) * (2 * m - s0 - s1) / (2 * v), rel=1e-9)
+    assert gsprt_llr_normal(counts, scores, 0, 20) == pytest.approx(1.0803, abs=1e-3)
     result = sprt_pentanomial(counts, 0, 20)
-    assert result.llr == pytest.approx(expected, rel=1e-9)
-    assert result.llr == pytest.approx(1.0803, abs=1e-3)
+    assert result.llr == pytest.approx(gsprt_llr(counts, scores, 0, 20))
+    assert result.llr == pytest.approx(1.0803, rel=0.05) and result.decision is None
     with pytest.raises(ValueError):
         sprt_pentanomial([1, 2, 3], 0, 5)
 
