@@ -23,6 +23,7 @@ from protocol.transport import LineStream, LineTooLong, StdioLineStream, TcpLine
 log = logging.getLogger("gomocup_bot.relay")
 
 DEFAULT_CONNECT_TIMEOUT = 0.9  # seconds; the issue asks for an ERROR within a second
+END_LINGER_SECONDS = 1.0  # after END, how long answers still in flight are passed on
 EOF_DRAIN_SECONDS = 30.0  # at end of input, how long owed answers may still take
 _CONNECTION_ERRORS = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
 
@@ -60,6 +61,7 @@ class Relay:
         self.down_reason: str | None = "not connected yet"
         self.tracker = RequestTracker()
         self._nursery: trio.Nursery | None = None
+        self.ending = False
 
     @property
     def where(self) -> str:
@@ -77,6 +79,7 @@ class Relay:
                 line = await self.local.receive_line()
                 if line is None:  # like the stdio brain: answer what was asked, then leave
                     await self._drain_owed()
+                    self.ending = True
                     await self._forward("END")
                     break
                 word = command_word(line)
@@ -87,9 +90,18 @@ class Relay:
                     await self._connect()
                 await self._forward(line)
                 if word == "END" and self.tracker.block is None:
+                    self.ending = True  # from now on nothing of ours goes to the manager
+                    await self._await_server_close()
                     break
             await self._disconnect()
             nursery.cancel_scope.cancel()
+
+    async def _await_server_close(self) -> None:
+        """After END the server may still flush answers owed before it (as a stdio brain does in
+        its last moments); pass them on until it closes the connection, briefly."""
+        with trio.move_on_after(END_LINGER_SECONDS):
+            while self.remote is not None:
+                await trio.sleep(0.01)
 
     async def _drain_owed(self) -> None:
         """Wait (bounded) until the server has answered every owed command, or is gone."""
@@ -167,6 +179,8 @@ class Relay:
             return
         self.remote = None
         self.down_reason = reason
+        if self.ending:
+            return
         log.warning("lost the server %s: %s", self.where, reason)
         for _ in range(self.tracker.owed):
             await self.local.send_line(f"ERROR relay: lost the connection to {self.where} ({reason})")

@@ -225,10 +225,24 @@ class BotServer:
 
 
 def brain_session_handler(brain_argv: list[str]) -> SessionHandler:
-    """Sessions running `run_brain` with the stdio brain's options (`gomocup-bot brain --help`)."""
-    from gomocup_bot import brain
+    """Sessions running `run_brain` with the stdio brain's options (`gomocup-bot brain --help`).
 
-    options = brain.BrainOptions.from_argv(brain_argv)  # type: ignore[attr-defined]
+    The engine is built and prepared once here, before the server listens: the imports and the
+    numba cache load it triggers then cost the first clients nothing (a stdio brain pays them on
+    its first move, once; a server would otherwise make dozens of simultaneous sessions wait).
+    """
+    import time
+
+    from gomocup_bot import brain
+    from gomocup_bot.engine import StopFlag
+    from gomocup_bot.engines import greedy  # noqa: F401  (the quick fallback, imported now)
+
+    options = brain.BrainOptions.from_argv(brain_argv)
+    started = time.monotonic()
+    StopFlag()  # numpy
+    choice = brain.choose_engine(options)
+    choice.factory().prepare()
+    log.info("engine %s prepared in %.2f s", choice.label, time.monotonic() - started)
 
     async def handle(stream: LineStream, slots: trio.CapacityLimiter) -> None:
         await brain.run_brain(stream, options=options, search_slots=slots)
@@ -300,7 +314,10 @@ def limits_from_args(args: argparse.Namespace) -> ServerLimits:
 
 
 async def run_server(server: BotServer, host: str, port: int) -> int:
-    """Serve until SIGINT/SIGTERM; SIGUSR1 logs the counters. Returns the exit status."""
+    """Serve until SIGINT/SIGTERM; SIGUSR1 logs the counters. Returns the exit status.
+
+    A second SIGINT/SIGTERM during the shutdown is left to its default action (a hard exit).
+    """
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGUSR1) as signals:
         async with trio.open_nursery() as nursery:
             await nursery.start(server.serve, host, port)
@@ -317,7 +334,7 @@ async def run_server(server: BotServer, host: str, port: int) -> int:
                 server.report_counters("shutdown")
                 _flush_logs()
                 os._exit(1)
-    server.report_counters("shutdown")
+        server.report_counters("shutdown")
     return 0
 
 
@@ -343,6 +360,23 @@ def main(argv: list[str]) -> int:
     server = BotServer(limits, handler, search_slots=args.search_slots or None)
     try:
         return trio.run(run_server, server, args.host, args.port)
-    except OSError as exc:  # typically: address in use, or not allowed to bind
-        log.error("cannot serve on %s:%d: %s", args.host, args.port, exc)
+    except KeyboardInterrupt:  # a second SIGINT while shutting down
+        return 130
+    except Exception as exc:  # typically: address in use, or not allowed to bind
+        os_error = _first_os_error(exc)
+        if os_error is None:
+            raise
+        log.error("cannot serve on %s:%d: %s", args.host, args.port, os_error)
         return 2
+
+
+def _first_os_error(exc: BaseException) -> OSError | None:
+    """The OSError inside a (possibly nested) exception group from trio's nurseries."""
+    if isinstance(exc, OSError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _first_os_error(inner)
+            if found is not None:
+                return found
+    return None

@@ -191,44 +191,45 @@ class ServerProcess:
 # ---- the brain behind in-process servers --------------------------------------------------------
 
 
-async def standin_brain(stream, slots: trio.CapacityLimiter) -> None:
-    """TEMPORARY until gomocup_bot.brain.run_brain lands: answers START/BEGIN/TURN/ABOUT/INFO."""
-    taken: set[tuple[int, int]] = set()
-    size = 15
-    while True:
-        line = await stream.receive_line()
-        if line is None:
-            return
-        words = line.replace(",", " ").split()
-        word = words[0].upper() if words else ""
-        if word == "END":
-            return
-        if word == "START":
-            size, taken = int(words[1]), set()
-            await stream.send_line("OK")
-        elif word == "INFO" or not word:
-            continue
-        elif word == "BOARD":
-            while (inner := await stream.receive_line()) is not None and inner.upper() != "DONE":
-                pass
-            await stream.send_line("ERROR standin has no BOARD")
-        elif word == "ABOUT":
-            await stream.send_line('name="standin"')
-        elif word in ("BEGIN", "TURN"):
-            if word == "TURN":
-                taken.add((int(words[1]), int(words[2])))
-            async with slots:
-                await trio.sleep(0.05)
-            move = next((x, y) for y in range(size) for x in range(size) if (x, y) not in taken)
-            taken.add(move)
-            await stream.send_line(f"{move[0]},{move[1]}")
-        else:
-            await stream.send_line(f"UNKNOWN {word}")
+def brain_handler(engine: str = "greedy", engine_factory=None) -> SessionHandler:
+    """The real brain session (`run_brain`), as `gomocup-bot serve --engine ENGINE` runs it."""
+    from gomocup_bot.brain import BrainOptions, run_brain
+
+    options = BrainOptions(engine_name=engine)
+
+    async def handle(stream, slots: trio.CapacityLimiter) -> None:
+        await run_brain(stream, options=options, search_slots=slots, engine_factory=engine_factory)
+
+    return handle
 
 
-def brain_handler() -> SessionHandler:
-    """The brain behind in-process servers."""
-    return standin_brain
+class SpinEngine:
+    """A real engine with a predictable clock: it "thinks" until its soft deadline or its stop flag,
+    then plays the first empty square. Records every search's start and end (monotonic seconds)."""
+
+    name = "spin"
+
+    def __init__(self) -> None:
+        self.searches: list[tuple[float, float | None]] = []
+
+    def prepare(self) -> None:
+        pass
+
+    def new_game(self, width, height, rules) -> None:
+        pass
+
+    def search(self, request, stop):
+        from gomocup_bot.engine import SearchResult
+
+        index = len(self.searches)
+        self.searches.append((time.monotonic(), None))
+        while not stop.is_set() and time.monotonic() < request.limits.soft_deadline:
+            time.sleep(0.002)
+        self.searches[index] = (self.searches[index][0], time.monotonic())
+        taken = request.position.occupied()
+        pos = request.position
+        move = next((x, y) for y in range(pos.height) for x in range(pos.width) if (x, y) not in taken)
+        return SearchResult(move=move)
 
 
 @asynccontextmanager

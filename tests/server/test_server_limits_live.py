@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 
+import pytest
 import trio
 
-from server_testkit import Client, brain_handler, play_short_game, serving
+from server_testkit import Client, SpinEngine, brain_handler, play_short_game, serving
 
 
 async def _good_game(port: int, results: list, *, seed: int = 1, server_moves: int = 4) -> None:
@@ -40,16 +41,15 @@ async def test_connection_over_the_total_cap_is_refused_with_a_reason():
 
 async def test_per_address_cap_refuses_the_extra_connection_only():
     async with serving(brain_handler(), per_address=2) as server:
-        results: list = []
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(_good_game, server.port, results)
-            await trio.sleep(0.05)
-            other = await Client.open(server.port)
-            extra = await Client.open(server.port)
-            assert await extra.closed_by_server() == ["ERROR too many connections from 127.0.0.1 (limit 2)"]
-            assert await other.ask("START 15") == "OK"
-            await other.aclose()
-        _assert_clean(results)
+        playing, other = await Client.open(server.port), await Client.open(server.port)
+        assert await other.ask("START 15") == "OK"
+        extra = await Client.open(server.port)
+        assert await extra.closed_by_server() == ["ERROR too many connections from 127.0.0.1 (limit 2)"]
+        record = await play_short_game(playing, budget_ms=200, server_moves=4)
+        assert record.problems == [] and len(record.moves) == 4
+        assert await other.ask("START 15") == "OK"
+        for client in (playing, other):
+            await client.aclose()
 
 
 async def test_allow_list_refuses_loopback_unless_listed():
@@ -181,3 +181,68 @@ async def test_idle_connection_is_closed_but_not_during_a_search():
         busy = await Client.open(server.port)
         record = await play_short_game(busy, budget_ms=900, server_moves=2)
         assert record.problems == []
+
+
+async def _wait_for(predicate, timeout: float = 5.0) -> float:
+    """Poll until predicate() holds; returns the seconds it took (fails after `timeout`)."""
+    started = time.monotonic()
+    with trio.fail_after(timeout):
+        while not predicate():
+            await trio.sleep(0.005)
+    return time.monotonic() - started
+
+
+async def test_client_vanishing_mid_search_frees_its_slot_at_once():
+    engine = SpinEngine()
+    async with serving(brain_handler(engine_factory=lambda: engine), slots=1) as server:
+        gone = await Client.open(server.port)
+        assert await gone.ask("START 15") == "OK"
+        await gone.send("INFO timeout_turn 20000", "BEGIN")
+        await _wait_for(lambda: server.slots.borrowed_tokens == 1)
+        await gone.aclose()
+        closed_at = time.monotonic()
+        assert await _wait_for(lambda: server.slots.borrowed_tokens == 0) < 1.0
+        await _wait_for(lambda: engine.searches[0][1] is not None)
+        assert engine.searches[0][1] - closed_at < 0.5  # the search itself stopped, not just the slot
+        # The next client gets the slot at once: its BEGIN reaches the engine (no quick fallback).
+        later = await Client.open(server.port)
+        assert await later.ask("START 15") == "OK"
+        await later.send("INFO timeout_turn 1000")
+        asked = time.monotonic()
+        assert await later.ask("BEGIN") == "0,0"
+        assert len(engine.searches) == 2
+        assert engine.searches[1][0] - asked < 0.5
+        assert server.counters.slots_total == 1
+        await later.aclose()
+
+
+async def test_search_longer_than_the_idle_timeout_is_not_cut():
+    engine = SpinEngine()
+    async with serving(brain_handler(engine_factory=lambda: engine), idle_timeout=0.4) as server:
+        client = await Client.open(server.port)
+        assert await client.ask("START 15") == "OK"
+        await client.send("INFO timeout_turn 2000")
+        asked = time.monotonic()
+        assert await client.ask("BEGIN") == "0,0"
+        assert time.monotonic() - asked > 0.6  # the engine thought longer than the idle timeout
+        assert await client.closed_by_server() == ["ERROR idle for 0.4 s, closing the connection"]
+
+
+async def test_shutdown_mid_search_stops_the_search_and_says_so():
+    engine = SpinEngine()
+    async with serving(brain_handler(engine_factory=lambda: engine), slots=2) as server:
+        searching, waiting = await Client.open(server.port), await Client.open(server.port)
+        assert await searching.ask("START 15") == "OK"
+        assert await waiting.ask("START 15") == "OK"
+        await searching.send("INFO timeout_turn 20000", "BEGIN")
+        await _wait_for(lambda: server.slots.borrowed_tokens == 1)
+        server.shutdown("test")
+        asked = time.monotonic()
+        for client in (searching, waiting):
+            lines = await client.closed_by_server(timeout=5)
+            assert lines[-1] == "MESSAGE server shutting down"
+        await _wait_for(lambda: server.stopped.is_set())
+        assert time.monotonic() - asked < 1.0
+        assert engine.searches[0][1] is not None and engine.searches[0][1] - asked < 0.5
+        with pytest.raises(OSError):  # no longer accepting
+            await Client.open(server.port)

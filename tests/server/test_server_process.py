@@ -1,0 +1,106 @@
+"""`gomocup-bot serve` as a real process on 127.0.0.1: many concurrent games, signals, counters."""
+from __future__ import annotations
+
+import re
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+import trio
+
+from server_testkit import PYTHON, REPO, Client, ServerProcess, play_short_game
+
+
+@pytest.fixture
+def greedy_server(tmp_path):
+    server = ServerProcess(tmp_path, "--engine", "greedy", "--per-address", "0", "--max-connections", "150")
+    yield server
+    server.stop()
+
+
+def _wait_for_log(server: ServerProcess, pattern: str, timeout: float = 5.0) -> re.Match:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = re.search(pattern, server.log())
+        if found:
+            return found
+        time.sleep(0.02)
+    raise AssertionError(f"{pattern!r} not in the server log:\n{server.log()}")
+
+
+@pytest.fixture
+def random_server(tmp_path):
+    server = ServerProcess(tmp_path, "--engine", "random", "--per-address", "0", "--max-connections", "150")
+    yield server
+    server.stop()
+
+
+@pytest.mark.slow
+async def test_hundred_concurrent_clients_all_get_legal_moves_in_time(random_server):
+    """`random` rather than `greedy`: this is about the server, and greedy's ~4 ms of pure Python per
+    move alone would take 0.4 s of the 2 cores per round of 100 moves (see benchmarks/server_load.py)."""
+    greedy_server = random_server
+    records: list = []
+
+    async def one_game(seed: int) -> None:
+        client = await Client.open(greedy_server.port)
+        records.append(await play_short_game(client, budget_ms=1000, server_moves=4, seed=seed))
+        await client.aclose()
+
+    async with trio.open_nursery() as nursery:
+        for seed in range(100):
+            nursery.start_soon(one_game, seed)
+    assert len(records) == 100
+    problems = [problem for record in records for problem in record.problems]
+    assert problems == [], "\n".join(problems)
+    assert sum(len(record.moves) for record in records) == 400
+    await trio.sleep(0.3)  # let the last sessions log their close
+    greedy_server.signal(signal.SIGUSR1)
+    counters = await trio.to_thread.run_sync(_wait_for_log, greedy_server, r"counters \(SIGUSR1\): (.*)")
+    assert "sessions=100 active=0 moves=400 errors=0 rejected=0" in counters[1]
+    assert len(re.findall(r"close #\d+ 127\.0\.0\.1:\d+ after [\d.]+ s: client sent END", greedy_server.log())) == 100
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+async def test_signal_stops_the_server_within_a_second_with_sessions_open(greedy_server, signum):
+    playing, idle = await Client.open(greedy_server.port), await Client.open(greedy_server.port)
+    assert await playing.ask("START 15") == "OK"
+    await playing.send("INFO timeout_turn 300")
+    assert re.match(r"\d+,\d+$", await playing.ask("BEGIN"))
+    sent = time.monotonic()
+    greedy_server.signal(signum)
+    for client in (playing, idle):
+        assert await client.closed_by_server(timeout=5) == ["MESSAGE server shutting down"]
+    returncode = await trio.to_thread.run_sync(greedy_server.proc.wait, 5)
+    assert time.monotonic() - sent < 2.0  # "within a second", with slack for a loaded CI machine
+    assert returncode == 0
+    log = greedy_server.log()
+    assert f"shutting down ({signal.Signals(signum).name}): 2 active session(s)" in log
+    assert "counters (shutdown): sessions=2 active=0 moves=1" in log
+    assert log.count("server shutting down (moves") == 2  # both closes logged with their reason
+
+
+def test_port_in_use_exits_with_status_2_and_a_reason(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [PYTHON, "-m", "gomocup_bot", "serve", "--port", str(port), "--engine", "greedy"],
+            cwd=REPO, capture_output=True, text=True, timeout=30,
+        )
+    assert done.returncode == 2
+    assert f"cannot serve on 127.0.0.1:{port}" in done.stderr
+    assert done.stdout == ""
+
+
+def test_bad_limits_are_refused_at_start(tmp_path):
+    empty = tmp_path / "empty-token"
+    empty.write_text("\n")
+    for args in (["--token-file", str(empty)], ["--max-board", "3"], ["--allow", "10.0.0.300/8"]):
+        done = subprocess.run([PYTHON, "-m", "gomocup_bot", "serve", "--port", "0", *args],
+                              cwd=REPO, capture_output=True, text=True, timeout=30)
+        assert done.returncode == 2, args
+        assert "error:" in done.stderr
