@@ -15,6 +15,7 @@ import trio
 
 from protocol.transport import LineStream, LineTooLong
 from gomocup_bot.server_limits import ServerLimits
+from gomocup_bot.session import MAX_SIZE as BRAIN_MAX_SIZE
 from gomocup_bot.server_stats import ServerCounters
 from gomocup_bot.session_traffic import RequestTracker, command_word, is_error_reply, is_move_reply, is_reply
 
@@ -217,7 +218,9 @@ class GuardedLineStream:
     def _screen(self, line: str) -> _Refusal | None:
         """The refusal this line earns under the server's limits, if any."""
         size = requested_board_size(line)
-        if size is not None and max(size) > self.limits.max_board:
+        # Only a limit stricter than the brain's own is the server's to enforce: otherwise the
+        # brain answers, with the very words of the stdio brain.
+        if size is not None and max(size) > self.limits.max_board and self.limits.max_board < BRAIN_MAX_SIZE:
             return _Refusal(f"board {size[0]}x{size[1]} is larger than this server allows "
                             f"({self.limits.max_board}x{self.limits.max_board})")
         self.tracker.observe_request(line)

@@ -3,12 +3,14 @@
 unreachable, refuses AUTH or dies."""
 from __future__ import annotations
 
+import re
 import socket
+import subprocess
 import time
 
 import trio
 
-from server_testkit import brain_handler, relay_process, serving
+from server_testkit import PYTHON, REPO, Client, ServerProcess, SpinEngine, brain_handler, relay_process, serving
 
 
 def _free_port() -> int:
@@ -72,3 +74,85 @@ async def test_relay_sends_the_token_and_reports_a_refused_one(tmp_path):
             answer = await manager.ask("START 15")
             assert answer == (f"ERROR relay: no connection to 127.0.0.1:{server.port} "
                               "(server refused AUTH: ERROR authentication failed)")
+
+
+# The same conversation for the stdio brain and for the relay: (line sent, answers expected).
+# Mistakes are part of it, so the errors must match too. ABOUT is left out: the relay's is its own.
+TRANSCRIPT: list[tuple[str, int]] = [
+    ("START 40", 1), ("START 15", 1), ("INFO timeout_turn 300", 0), ("INFO rule 0", 0), ("BEGIN", 1),
+    ("TURN 3,3", 1), ("TURN 3,3", 1), ("TURN 20,1", 1), ("TAKEBACK 3,3", 1), ("FOO", 1), ("DONE", 1),
+    ("TURN 4,4", 1), ("RESTART", 1), ("BOARD", 0), ("7,7,2", 0), ("8,7,1", 0), ("9,9,2", 0), ("DONE", 1),
+    ("TURN 8,8", 1), ("YXSHOWFORBID", 1), ("RECTSTART 20,15", 1), ("BEGIN", 1), ("TURN 0,0", 1),
+]
+
+
+async def _converse(client: Client) -> list[str]:
+    answers: list[str] = []
+    for line, expected in TRANSCRIPT:
+        await client.send(line)
+        for _ in range(expected):
+            answers.append(await client.reply())
+    await client.send("END")
+    return answers
+
+
+async def test_game_through_the_relay_equals_the_game_over_pipes(tmp_path):
+    from protocol.transport import StreamLineStream
+
+    brain = await trio.lowlevel.open_process(
+        [PYTHON, "-m", "gomocup_bot", "--engine", "greedy"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, cwd=REPO,
+    )
+    try:
+        over_pipes = await _converse(Client(StreamLineStream(trio.StapledStream(brain.stdin, brain.stdout))))
+        with trio.fail_after(5):
+            assert await brain.wait() == 0
+    finally:
+        if brain.returncode is None:
+            brain.kill()
+    server = ServerProcess(tmp_path, "--engine", "greedy")
+    try:
+        async with relay_process(f"127.0.0.1:{server.port}") as (manager, relay):
+            through_relay = await _converse(manager)
+            with trio.fail_after(5):
+                assert await relay.wait() == 0
+    finally:
+        server.stop()
+    assert through_relay == over_pipes
+    assert sum(1 for answer in over_pipes if re.fullmatch(r"\d+,\d+", answer)) == 6
+    assert sum(1 for answer in over_pipes if answer.startswith(("ERROR", "UNKNOWN"))) == 7
+
+
+async def test_killed_server_gives_the_relay_caller_an_error_within_a_second(tmp_path):
+    server = ServerProcess(tmp_path, "--engine", "greedy")
+    try:
+        async with relay_process(f"127.0.0.1:{server.port}") as (manager, _):
+            assert await manager.ask("START 15") == "OK"
+            await manager.send("INFO timeout_turn 300")
+            assert re.fullmatch(r"\d+,\d+", await manager.ask("BEGIN"))
+            server.proc.kill()
+            await trio.to_thread.run_sync(server.proc.wait)
+            started = time.monotonic()
+            answer = await manager.ask("TURN 0,0", timeout=5)
+            assert time.monotonic() - started < 1.0
+            assert answer.startswith(f"ERROR relay: no connection to 127.0.0.1:{server.port}")
+    finally:
+        server.stop()
+
+
+async def test_server_dropping_mid_search_answers_the_owed_move_with_an_error():
+    engine = SpinEngine()
+    async with serving(brain_handler(engine_factory=lambda: engine)) as server:
+        async with relay_process(f"127.0.0.1:{server.port}") as (manager, _):
+            assert await manager.ask("START 15") == "OK"
+            await manager.send("INFO timeout_turn 30000", "BEGIN")
+            with trio.fail_after(5):
+                while not engine.searches:
+                    await trio.sleep(0.01)
+            server.shutdown("test: the server goes away mid-search")
+            started = time.monotonic()
+            answer = await manager.reply(timeout=5)
+            assert time.monotonic() - started < 1.0
+            assert answer == (f"ERROR relay: lost the connection to 127.0.0.1:{server.port} "
+                              "(the server closed the connection)")
+            assert manager.chatter == ["MESSAGE server shutting down"]
