@@ -164,11 +164,13 @@ def run(args: argparse.Namespace) -> Report:
     report.para(
         "`lim-mcts-scaled` is Lim's MCTS with the one change his paper proposes to test: rewards kept within "
         "-1..1 (a win is ±1, any other evaluation h becomes h / (1 + |h|)), so a single lucky rollout can no "
-        "longer outweigh UCT's exploration term. Moves of the baselines count in the per-agent figures below."
+        "longer outweigh UCT's exploration term."
     )
     baseline_rows = rows
 
     # --- grid 1: Lim's MCTS vs Lim's minimax -------------------------------------------------
+    mcts_log, mm_log = AgentLog(), AgentLog()  # per-move figures of the grid only, not the baselines
+    mcts.log, minimax.log = mcts_log, mm_log
     report.heading("Grid 1: Lim's MCTS vs Lim's minimax")
     grid1 = _run_grid(sizes, seconds, minimax, mcts, play_game, MNKGame, "grid 1")
     _grid_section(report, grid1, sizes, seconds, "Lim's MCTS")
@@ -194,6 +196,11 @@ def run(args: argparse.Namespace) -> Report:
 
     report.heading("Which of Lim's claims held on our code")
     _claims(report, baseline_rows, grid1, grid2)
+    for title, grid in (("Grid 1", grid1), ("Grid 2", grid2)):
+        if grid:
+            report.heading(f"Appendix: every game of {title}")
+            report.table(["m x n", "k", "s/move", "game 1", "game 2"],
+                         [[f"{m}x{n}", k, f"{t:g}", *c.results] for (m, n, k, t), c in grid.items()])
     return report
 
 
