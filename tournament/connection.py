@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 
 MAX_LINE_BYTES = 1 << 20  # a "line" longer than this is cut and treated as garbage
 SEND_TIMEOUT = 10.0  # seconds a write may block (engine not reading its input)
+MAX_QUEUED_LINES = 10_000  # unread reply lines kept per engine; more are dropped (output flood)
 
 
 class EngineClosed(Exception):
@@ -69,6 +70,7 @@ class Connection:
         self._send_lines, self._receive_lines = trio.open_memory_channel[ReplyLine | None](math.inf)
         self._scope = trio.CancelScope()
         self.lines_received = 0
+        self.lines_dropped = 0
         self.closed_event = trio.Event()  # set once the output has ended (or the process exited)
         self._reader_done = trio.Event()
 
@@ -105,9 +107,17 @@ class Connection:
                 now = trio.current_time()
                 for raw in lines:
                     text = raw.decode("utf-8", errors="replace").strip()
-                    if text:
-                        self.lines_received += 1
-                        self._send_lines.send_nowait(ReplyLine(text, now, parse_reply(text)))
+                    if not text:
+                        continue
+                    self.lines_received += 1
+                    reply = parse_reply(text)
+                    if (
+                        self._send_lines.statistics().current_buffer_used >= MAX_QUEUED_LINES
+                        and isinstance(reply, (m.MessageReply, m.DebugReply, m.RealtimeReply))
+                    ):
+                        self.lines_dropped += 1  # a flood of log lines nobody is reading: keep memory bounded
+                        continue
+                    self._send_lines.send_nowait(ReplyLine(text, now, reply))
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             log.debug("%s: read ended: %s", self.name, exc)
         self._reader_done.set()

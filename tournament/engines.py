@@ -80,7 +80,8 @@ def parse_engine_spec(text: str, cwd: str | None = None, env: dict[str, str] | N
         if not re.match(r"^[a-z][a-z0-9-]*$", name):
             raise EngineSpecError(f"bad built-in engine name {name!r}")
         options = dict(parse_qsl(query, keep_blank_values=True, strict_parsing=False)) if query else {}
-        suffix = "".join(f"-{k}{v}" for k, v in options.items())
+        shown = [f"{k}{v}" for k, v in options.items() if len(v) <= 8 and re.fullmatch(r"[A-Za-z0-9_.+-]*", v)]
+        suffix = "".join(f"-{item}" for item in shown)
         return EngineSpec(label or f"{name}{suffix}", text.strip(), "builtin", builtin_argv(name, options), cwd=cwd, env=env_items)
     if raw.startswith("tcp://"):
         address = raw[len("tcp://") :].rstrip("/")

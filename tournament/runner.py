@@ -25,6 +25,7 @@ from tournament.openings import Opening, OpeningBook, parse_offset_line
 from tournament.progress import Progress, format_duration
 from tournament.ratings import SprtResult, fit_ratings, GameScore, sprt_pentanomial, sprt_trinomial
 from tournament.record import GameRecord
+from tournament.referee import GameReferee
 from tournament.schedule import LadderPlanner, Slot, gauntlet_plan, match_plan, pair_for_slot, remaining, round_robin_plan
 from tournament.session import EnginePool, GameConfig, TimeControl
 from tournament.store import Store, StoreError
@@ -75,9 +76,22 @@ class TournamentSettings:
     psq_dir: str | None = None
     sgf_dir: str | None = None
 
+    def usable_openings(self) -> list[Opening]:
+        """Openings that fit the board and leave a game to play (no five or renju foul among their stones)."""
+        g = self.game
+        out = []
+        for opening in self.openings:
+            if not opening.fits(g.width, g.height):
+                continue
+            referee = GameReferee(g.width, g.height, g.rules, g.win_length, g.move_limit)
+            if referee.place_opening(opening.squares(g.width, g.height)).game_over:
+                log.warning("opening %s ends the game by itself under %s; skipped", opening.text(), g.rules.name)
+                continue
+            out.append(opening)
+        return out
+
     def book(self) -> OpeningBook:
-        fitting = [o for o in self.openings if o.fits(self.game.width, self.game.height)]
-        return OpeningBook(fitting, order=self.opening_order, seed=self.seed, symmetries=self.symmetries)
+        return OpeningBook(self.usable_openings(), order=self.opening_order, seed=self.seed, symmetries=self.symmetries)
 
     # ------------------------------------------------------------ persistence (for --resume and report)
     def plan_json(self) -> dict[str, Any]:
@@ -304,7 +318,12 @@ async def run_tournament(settings: TournamentSettings, store: Store, progress: P
         return pair_for_slot(2 * pair, (a, b))
 
     def show() -> None:
-        progress.update(progress_text(games, len(games), total, time.monotonic() - wall0, played_now, summary.sprt, names))
+        text = progress_text(games, len(games), total, time.monotonic() - wall0, played_now, summary.sprt, names)
+        if ladder and settings.max_seconds is not None and not stop_reason:
+            text += f" | new pairs for {format_duration(max(0.0, settings.max_seconds - (time.monotonic() - wall0)))}"
+        elif stop_reason:
+            text += f" | {stop_reason}: finishing games in progress"
+        progress.update(text)
 
     async def worker(pool: EnginePool) -> None:
         nonlocal played_now, stop_reason

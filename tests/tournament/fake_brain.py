@@ -10,6 +10,7 @@ misbehave on its `--at`-th move (1-based, counting only its own replies to BEGIN
   occupied      play on an occupied square           offboard   play outside the board
   error         reply ERROR instead of a move        memory     allocate --megabytes MB, then move
   script        play the moves in --moves in order   exit-idle  exit right after that move is sent
+  flood         print 50000 MESSAGE lines, then move
 
 `--delay S` thinks S seconds before every move (for tests that need games in progress).
 
@@ -36,9 +37,12 @@ def main() -> int:
     ap.add_argument("--no-restart", action="store_true")
     ap.add_argument("--log", default="")
     ap.add_argument("--name", default="fake")
+    ap.add_argument("--log-env", default="", help="write this environment variable and the cwd into the log at start")
     args = ap.parse_args()
 
     log = open(args.log, "a", buffering=1) if args.log else None
+    if log and args.log_env:
+        log.write(f"ENV {args.log_env}={os.environ.get(args.log_env, '')}\nCWD {os.getcwd()}\n")
     width = height = 0
     board: dict[tuple[int, int], int] = {}  # 1 own, 2 opponent
     my_moves = 0
@@ -88,6 +92,10 @@ def main() -> int:
             if args.mode == "offboard":
                 out(f"{width},{height - 1}")
                 return
+            if args.mode == "flood":
+                for i in range(50_000):
+                    sys.stdout.write(f"MESSAGE flood {i}\n")
+                sys.stdout.flush()
             if args.mode == "memory":
                 hoard.append(bytearray(os.urandom(1)) * (args.megabytes * 1024 * 1024))
         x, y = choose()

@@ -116,3 +116,10 @@ def test_usage_errors_are_clean(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "no database" in missing.stderr
     rule = run_cli("match", "a", "b", "--rule", "chess", "--db", str(tmp_path / "y.sqlite"))
     assert rule.returncode == 2 and "unknown rule" in rule.stderr
+
+
+def test_oversubscription_warns(tmp_path: Path) -> None:
+    a, b = f"a={fake_command('--row', '0')}", f"b={fake_command('--row', '2')}"
+    result = run_cli("match", a, b, "--pairs", "1", "-j", "64", "--db", str(tmp_path / "o.sqlite"))
+    assert result.returncode == 0
+    assert "warning: 64 games at once" in result.stderr

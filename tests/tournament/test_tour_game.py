@@ -190,3 +190,25 @@ async def test_engines_survive_trio_retiring_its_worker_threads(nursery, monkeyp
 async def test_crash_detail_has_exit_code(pool) -> None:
     record = await play(pool, ["--mode", "crash", "--at", "1"], [])
     assert record.ending is Ending.CRASH and "exit code 3" in record.detail, record.detail
+
+
+async def test_engine_gets_its_own_working_directory_and_environment(pool, tmp_path: Path) -> None:
+    import dataclasses
+
+    folder = tmp_path / "engine-home"
+    folder.mkdir()
+    spec = fake_spec("black", "--row", "0", "--log", "brain.log", "--log-env", "FAKE_MARK")
+    spec = dataclasses.replace(spec, cwd=str(folder), env=(("FAKE_MARK", "hello"),))
+    black, white = pool.acquire(spec), pool.acquire(fake_spec("white", "--row", "2"))
+    record = await play_game(CONFIG, black, white, [])
+    assert record.ending is Ending.FIVE
+    lines = (folder / "brain.log").read_text().splitlines()  # relative --log landed in the engine's cwd
+    assert lines[0] == "ENV FAKE_MARK=hello" and lines[1] == f"CWD {folder}"
+
+
+async def test_move_limit_draw_and_output_flood(pool) -> None:
+    config = GameConfig(time=FAST, move_limit=6)
+    record = await play(pool, [], [], config=config)
+    assert record.ending is Ending.MOVE_LIMIT and record.result == 0 and len(record.moves) == 6
+    record = await play(pool, ["--mode", "flood", "--at", "2"], [])
+    assert record.ending is Ending.FIVE and record.result == BLACK_WON  # 50000 MESSAGE lines change nothing
