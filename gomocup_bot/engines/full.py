@@ -1,8 +1,9 @@
 """`gomocup-bot`: the full brain -- layered root checks, then the tree search.
 
 Pipeline (issue 4): win-in-1, block a five, own VCF, Li's depth-4 minimax at the root, the
-defence set against an opponent VCF; then the improved MCTS with the triggered minimax (or,
-with ``backend=ab``, the alpha-beta search) over the moves the checks left.
+defence set against an opponent VCF; then the tree search over the moves the checks left:
+alpha-beta by default (it measured stronger, see `DEFAULT_BACKEND`), or with ``backend=mcts``
+the improved MCTS with the triggered minimax.
 
 Options: ``backend`` (mcts | ab), ``trigger`` (none | brute | triggered | h1 | h2), ``k``,
 ``playout`` (heavy | depth | light | random), ``final`` (robust | max | max-robust), ``level``.
@@ -13,7 +14,7 @@ import time
 
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
 from gomocup_bot.search import alphabeta as AB
-from gomocup_bot.search.adapter import BoardView, deadlines, make_result, pad_alternatives, report
+from gomocup_bot.search.adapter import BoardView, deadlines, make_result, pad_alternatives, report, summary_text
 from gomocup_bot.search.driver import TRIGGERS, MctsConfig, MctsSearcher
 from gomocup_bot.search.engines_common import SearchEngineBase
 from gomocup_bot.search.idsearch import AbConfig, AlphaBetaSearcher
@@ -21,7 +22,10 @@ from gomocup_bot.search.mcts import NODE_BYTES
 from gomocup_bot.search.policy import FINAL_POLICIES, child_mean, choose_final, ranked_children
 from gomocup_bot.search.tactics import analyse_root
 
-DEFAULT_BACKEND = "mcts"
+# Measured (benchmarks/strength_ladder.py, 0.5 s/move, docs/search.md): with the same root checks,
+# alpha-beta beat the improved MCTS 6-2 against the plain alpha-beta engine where MCTS scored 2-6,
+# so the default is the stronger design; `backend=mcts` keeps the MCTS with triggered minimax.
+DEFAULT_BACKEND = "ab"
 
 
 class FullEngine(SearchEngineBase):
@@ -62,7 +66,6 @@ class FullEngine(SearchEngineBase):
             self._ab = AlphaBetaSearcher(tt_bytes, AbConfig())
 
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
-        self._searchers(request)
         budget = deadlines(request, self.level.time_share)
         allowed = None
         lost: list[int] = []
@@ -82,6 +85,7 @@ class FullEngine(SearchEngineBase):
             lost = plan.losing
             for p in lost[:64]:
                 report(request, "lost", view, p)
+        self._searchers(request)
         if self.backend == "ab":
             result = self._search_ab(request, stop, view, budget, allowed)
         else:
@@ -105,6 +109,7 @@ class FullEngine(SearchEngineBase):
                     report(request, "best", view, best, nodes=int(s.stats[0]))
 
         cap = request.limits.max_nodes or self.level.max_iterations
+        t0 = time.monotonic()
         out = searcher.run(view.cells, view.near, view.geo, view.side, stop.array,
                            soft_deadline=budget.soft, hard_deadline=budget.hard, max_iterations=cap,
                            allowed=allowed, excluded=sorted(view.excluded),
@@ -122,9 +127,10 @@ class FullEngine(SearchEngineBase):
             winrate = 1.0
         pv = self._principal_variation(tree, child)
         ranked = [int(tree.move[i]) for i in ranked_children(tree)]
-        report(request, "summary", view, p, depth=len(pv), nodes=out.iterations, winrate=winrate, pv=(),
-               text=(f"mcts iterations {out.iterations} minimax {out.minimax_runs}"
-                     f" stop {out.stopped_by}"))
+        report(request, "summary", view, p, depth=len(pv), nodes=out.iterations, winrate=winrate,
+               text=summary_text("mcts", view, depth=len(pv), nodes=out.iterations, winrate=winrate, pv=pv,
+                                 seconds=time.monotonic() - t0,
+                                 extra=f"minimax {out.minimax_runs} stop {out.stopped_by}"))
         return make_result(view, p, proven=out.proven_root, winrate=winrate, depth=len(pv),
                            nodes=out.iterations, pv=pv, alternatives=ranked, nbest=request.nbest)
 
@@ -146,6 +152,7 @@ class FullEngine(SearchEngineBase):
         def on_iteration(out):
             report(request, "best", view, out.move, depth=out.depth, nodes=out.nodes)
 
+        t0 = time.monotonic()
         out = self._ab.search(view.cells, view.near, view.geo, view.side, stop.array,
                               soft_deadline=budget.soft, hard_deadline=budget.hard,
                               allowed=allowed, excluded=view.excluded,
@@ -157,9 +164,10 @@ class FullEngine(SearchEngineBase):
         if abs(out.score) > AB.WIN_BOUND:
             winrate = 1.0 if out.score > 0 else 0.0
         report(request, "summary", view, out.move, depth=out.depth, nodes=out.nodes, winrate=winrate,
-               text=f"alpha-beta depth {out.depth} nodes {out.nodes}")
+               text=summary_text("alpha-beta", view, depth=out.depth, nodes=out.nodes, winrate=winrate,
+                                 pv=out.pv, seconds=time.monotonic() - t0))
         return make_result(view, out.move, proven=out.proven, winrate=winrate, depth=out.depth,
-                           nodes=out.nodes, alternatives=out.ranked, nbest=request.nbest)
+                           nodes=out.nodes, pv=out.pv, alternatives=out.ranked, nbest=request.nbest)
 
 
 def create(**options) -> FullEngine:

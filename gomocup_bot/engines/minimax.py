@@ -11,7 +11,7 @@ import time
 
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
 from gomocup_bot.search import alphabeta as AB
-from gomocup_bot.search.adapter import BoardView, deadlines, make_result, pad_alternatives, report
+from gomocup_bot.search.adapter import BoardView, deadlines, make_result, pad_alternatives, report, summary_text
 from gomocup_bot.search.engines_common import SearchEngineBase
 from gomocup_bot.search.idsearch import AbConfig, AlphaBetaSearcher
 from gomocup_bot.search.tactics import analyse_root
@@ -54,6 +54,7 @@ class MinimaxEngine(SearchEngineBase):
         def on_iteration(out):
             report(request, "best", view, out.move, depth=out.depth, nodes=out.nodes)
 
+        t0 = time.monotonic()
         out = self._searcher.search(view.cells, view.near, view.geo, view.side, stop.array,
                                     soft_deadline=budget.soft, hard_deadline=budget.hard,
                                     allowed=allowed, excluded=view.excluded,
@@ -65,9 +66,10 @@ class MinimaxEngine(SearchEngineBase):
         if abs(out.score) > AB.WIN_BOUND:
             winrate = 1.0 if out.score > 0 else 0.0
         report(request, "summary", view, out.move, depth=out.depth, nodes=out.nodes, winrate=winrate,
-               text=f"minimax depth {out.depth} nodes {out.nodes} score {out.score}")
+               text=summary_text("minimax", view, depth=out.depth, nodes=out.nodes, winrate=winrate,
+                                 pv=out.pv, seconds=time.monotonic() - t0, extra=f"score {out.score}"))
         result = make_result(view, out.move, proven=out.proven, winrate=winrate, depth=out.depth,
-                             nodes=out.nodes, alternatives=out.ranked, nbest=request.nbest)
+                             nodes=out.nodes, pv=out.pv, alternatives=out.ranked, nbest=request.nbest)
         return pad_alternatives(result, view, lost, request.nbest)
 
 

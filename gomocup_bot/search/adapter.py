@@ -118,6 +118,16 @@ class RuleViolation(RuntimeError):
     """The position leaves no move at all (a full board)."""
 
 
+def summary_text(engine: str, view: BoardView, *, depth: int, nodes: int, winrate: float | None,
+                 pv, seconds: float, extra: str = "") -> str:
+    """The one-line search summary for `MESSAGE` (show_detail 2): depth, nodes, winrate, PV."""
+    wr = "-" if winrate is None else f"{100.0 * winrate:.1f}%"
+    line = " ".join(f"{x},{y}" for x, y in (view.xy(int(p)) for p in pv if int(p) >= 0))
+    nps = int(nodes / seconds) if seconds > 0 else 0
+    text = f"{engine} depth {depth} nodes {nodes} ({nps}/s) winrate {wr} time {seconds * 1000:.0f} ms pv {line or '-'}"
+    return text + (f" {extra}" if extra else "")
+
+
 def report(request: SearchRequest, kind: str, view: BoardView | None = None, p: int = -1, **kw) -> None:
     """Send a `SearchInfo` to the GUI side if it asked for it; never lets a reporting error escape."""
     if request.report is None:

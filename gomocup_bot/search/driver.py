@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gomocup_bot.search import mcts as K
+from gomocup_bot.search.board import first_five_point
 from gomocup_bot.search.heuristic import make_weights
 from gomocup_bot.search.policy import ROBUST, MAX_ROBUST, child_mean, choose_final, ranked_children
 from gomocup_bot.search.sudden import UNKNOWN, root_values, sudden
@@ -226,6 +227,13 @@ class MctsSearcher:
         """Depth-k minimax from the root; proofs go onto the root children."""
         t0 = time.monotonic()
         size = cells.shape[0]
+        win = first_five_point(cells, near, geo, side)
+        if win >= 0:
+            # the shortest win first: a depth-k proof would also mark slower wins
+            out.minimax_runs += 1
+            self._write_proofs({int(win): 1}, None, near)
+            out.minimax_seconds += time.monotonic() - t0
+            return
         moves = np.zeros(size, dtype=np.int64)
         values = np.zeros(size, dtype=np.int64)
         counter = np.zeros(2, dtype=np.int64)

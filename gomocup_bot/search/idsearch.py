@@ -32,6 +32,7 @@ class AbOutcome:
     depth: int = 0
     nodes: int = 0
     ranked: list[int] = field(default_factory=list)
+    pv: list[int] = field(default_factory=list)
     proven: int = 0
     stopped_by: str = ""
 
@@ -133,4 +134,29 @@ class AlphaBetaSearcher:
                     out.stopped_by = "nodes"
                     break
         out.nodes = int(counter[0])
+        if out.move >= 0:
+            out.pv = self.principal_variation(cells, near, geo, side, out.move, hkey)
         return out
+
+    def principal_variation(self, cells, near, geo, side: int, first: int, hkey, limit: int = 10) -> list[int]:
+        """Follow the hash moves from the root (the board is restored before returning)."""
+        from gomocup_bot.search.board import place, remove
+
+        zob = self.zob
+        key_arr, _, _, _, move_arr = self.tt
+        mask = key_arr.shape[0] - 1
+        key = int(hkey[0])
+        pv: list[int] = []
+        p, c = first, side
+        try:
+            while p >= 0 and len(pv) < limit and int(cells[p]) == 0:
+                place(cells, near, geo, p, c)
+                pv.append(p)
+                key ^= int(zob[c, p])
+                c = 3 - c
+                slot = key & mask
+                p = int(move_arr[slot]) if int(key_arr[slot]) == key else -1
+        finally:
+            for q in reversed(pv):
+                remove(cells, near, geo, q)
+        return pv

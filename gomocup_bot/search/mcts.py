@@ -55,8 +55,10 @@ class Tree:
     def __init__(self, capacity: int) -> None:
         capacity = max(1024, int(capacity))
         self.capacity = capacity
-        self.move = np.full(capacity, -1, dtype=np.int32)
-        self.first = np.full(capacity, -1, dtype=np.int32)
+        # np.zeros maps lazily zeroed pages: a big tree costs nothing until it is used;
+        # `expand` initialises every field of the children it creates
+        self.move = np.zeros(capacity, dtype=np.int32)
+        self.first = np.zeros(capacity, dtype=np.int32)
         self.nch = np.zeros(capacity, dtype=np.int32)
         self.visits = np.zeros(capacity, dtype=np.int32)
         self.wsum = np.zeros(capacity, dtype=np.float64)
@@ -64,6 +66,8 @@ class Tree:
         self.proven = np.zeros(capacity, dtype=np.int8)
         self.flags = np.zeros(capacity, dtype=np.int8)
         self.count = np.ones(1, dtype=np.int64)  # node 0 is the root
+        self.move[0] = -1
+        self.first[0] = -1
 
     @classmethod
     def for_memory(cls, budget_bytes: int) -> "Tree":
@@ -73,6 +77,8 @@ class Tree:
         n = int(self.count[0])
         self.move[:n] = -1
         self.first[:n] = -1
+        self.move[0] = -1
+        self.first[0] = -1
         self.nch[:n] = 0
         self.visits[:n] = 0
         self.wsum[:n] = 0.0
@@ -107,7 +113,7 @@ def rand_unit(rng):
 
 
 @njit(cache=True, nogil=True)
-def expand(cells, near, geo, node, c, move, first, nch, prior, proven, flags, count,
+def expand(cells, near, geo, node, c, move, first, nch, visits, wsum, prior, proven, flags, count,
            ip, fp, att, dfn, rng, allowed):
     """Create the children of ``node`` (side c to move). Returns False if the tree is full.
 
@@ -190,6 +196,8 @@ def expand(cells, near, geo, node, c, move, first, nch, prior, proven, flags, co
         nch[start + i] = 0
         proven[start + i] = 0
         flags[start + i] = 0
+        visits[start + i] = 0
+        wsum[start + i] = 0.0
     first[node] = start
     nch[node] = n
     count[0] = start + n
@@ -295,10 +303,12 @@ def playout(cells, near, geo, c, ip, fp, att, dfn, brd, rng, stack, pending):
     side = c
     # empties list for uniform choice
     empt = np.empty(size, dtype=np.int64)
+    where = np.empty(size, dtype=np.int64)  # position of a square in `empt`, for O(1) removal
     ne = 0
     for p in range(size):
         if cells[p] == EMPTY:
             empt[ne] = p
+            where[p] = ne
             ne += 1
     np0 = 0  # pending five-squares of black/white (heavy playouts)
     np1 = 0
@@ -342,11 +352,11 @@ def playout(cells, near, geo, c, ip, fp, att, dfn, brd, rng, stack, pending):
             else:
                 p = _random_near(cells, near, empt, ne, rng)
         # remove p from the empties list
-        for i in range(ne):
-            if empt[i] == p:
-                empt[i] = empt[ne - 1]
-                ne -= 1
-                break
+        i = where[p]
+        last = empt[ne - 1]
+        empt[i] = last
+        where[last] = i
+        ne -= 1
         won = wins_at(cells, geo, p, side)
         place(cells, near, geo, p, side)
         stack[sp] = p
@@ -434,7 +444,7 @@ def run_iterations(cells, near, geo, root_c, n_iter, move, first, nch, visits, w
                     break
                 if visits[node] == 0 and node != 0:
                     break  # first visit of a leaf: play out from here
-                ok = expand(cells, near, geo, node, side, move, first, nch, prior, proven,
+                ok = expand(cells, near, geo, node, side, move, first, nch, visits, wsum, prior, proven,
                             flags, count, ip, fp, att, dfn, rng, allowed if node == 0 else allowed[:0])
                 if not ok:
                     stats[S_FULL] = 1

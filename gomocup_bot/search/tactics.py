@@ -49,12 +49,13 @@ def analyse_root(cells, near, geo, side: int, stop_array, deadline: float | None
         return _done(plan, t0)
     with Watchdog(stop_array, deadline) as abort:
         line = np.full(2 * vcf_depth + 4, -1, dtype=np.int64)
-        counter = np.zeros(2, dtype=np.int64)
-        counter[1] = vcf_nodes
-        if vcf(cells, near, geo, side, vcf_depth, abort, counter, line, 0) == 1:
-            plan.move, plan.reason, plan.proven = int(line[0]), "vcf", 1
-            plan.line = [int(v) for v in line if v >= 0]
-            return _done(plan, t0)
+        for depth in (1, vcf_depth):  # a win in 3 plies first, then any VCF
+            counter = np.zeros(2, dtype=np.int64)
+            counter[1] = vcf_nodes
+            if vcf(cells, near, geo, side, depth, abort, counter, line, 0) == 1:
+                plan.move, plan.reason, plan.proven = int(line[0]), "vcf", 1
+                plan.line = [int(v) for v in line if v >= 0]
+                return _done(plan, t0)
         if abort[0]:
             return _done(plan, t0)
         size = cells.shape[0]

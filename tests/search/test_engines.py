@@ -20,10 +20,11 @@ BUDGET = 0.3
 
 
 def _engines():
-    return [FullEngine(), FullEngine(backend="ab"), MinimaxEngine(), FullEngine(tactics=False)]
+    return [FullEngine(), FullEngine(backend="mcts"), MinimaxEngine(),
+            FullEngine(backend="mcts", tactics=False), MinimaxEngine(tactics=False)]
 
 
-ENGINE_IDS = ["full-mcts", "full-ab", "minimax", "mcts-no-root-checks"]
+ENGINE_IDS = ["full", "full-mcts", "minimax", "mcts-no-root-checks", "alphabeta-no-root-checks"]
 
 
 def _ask(engine, pos, budget=BUDGET, **kw):
@@ -76,7 +77,7 @@ def test_opponent_vcf_is_defused(engine):
 
 
 def test_stop_mid_search_returns_a_legal_move_at_once():
-    for engine in (FullEngine(tactics=False), MinimaxEngine(tactics=False), MctsPlainEngine()):
+    for engine in (FullEngine(backend="mcts", tactics=False), MinimaxEngine(tactics=False), MctsPlainEngine()):
         engine.prepare()
         pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
         req = SearchRequest(pos, SearchLimits.from_budget(30.0, 30.0))
@@ -135,11 +136,22 @@ def test_zero_budget_still_answers_legally():
         assert res.move not in pos.occupied()
 
 
-def test_realtime_reports_only_when_asked():
+@pytest.mark.parametrize("backend", ["ab", "mcts"])
+def test_realtime_reports_carry_best_moves_and_a_summary_line(backend):
     seen = []
     pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
-    engine = FullEngine(tactics=False)
+    engine = FullEngine(tactics=False, backend=backend)
     _ask(engine, pos, report=seen.append)
     kinds = {info.kind for info in seen}
     assert "summary" in kinds and "best" in kinds
     assert all(info.move is None or info.move not in pos.occupied() for info in seen)
+    summary = [info.text for info in seen if info.kind == "summary"][-1]
+    assert "depth" in summary and "nodes" in summary and "pv" in summary and "\n" not in summary
+
+
+def test_level_one_searches_less_than_full_strength():
+    pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
+    weak = _ask(FullEngine(level=1, tactics=False, backend="mcts"), pos, budget=1.0)
+    strong = _ask(FullEngine(tactics=False, backend="mcts"), pos, budget=1.0)
+    assert weak.nodes <= 200 < strong.nodes
+    assert weak.move not in pos.occupied()
