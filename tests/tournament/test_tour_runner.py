@@ -71,11 +71,11 @@ async def test_round_robin_goes_on_past_misbehaving_engines(tmp_path: Path) -> N
         assert partner.opening == g.opening and (partner.black, partner.white) == (g.white, g.black)
 
 
-async def test_sprt_stops_a_lopsided_match(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pentanomial", [False, True])
+async def test_sprt_stops_a_lopsided_match(tmp_path: Path, pentanomial: bool) -> None:
     engines = [fake_spec("strong", "--row", "0"), fake_spec("weak", "--row", "2", "--mode", "error", "--at", "1")]
-    settings = TournamentSettings(
-        "match", engines, FAST, pairs=50, openings=list(BUILTIN_OPENINGS), concurrency=1, sprt=SprtSettings(0, 50, 0.05, 0.05, pentanomial=False)
-    )
+    sprt = SprtSettings(0, 200, 0.05, 0.05, pentanomial=pentanomial)
+    settings = TournamentSettings("match", engines, FAST, pairs=50, openings=list(BUILTIN_OPENINGS), concurrency=1, sprt=sprt)
     with Store(tmp_path / "m.sqlite") as store:
         settings = prepare_store(store, settings, resume=False)
         summary = await run_tournament(settings, store)
@@ -85,7 +85,7 @@ async def test_sprt_stops_a_lopsided_match(tmp_path: Path) -> None:
     assert n < 100  # stopped early
     # the decision is the SPRT on the stored games, recomputed independently
     with Store(tmp_path / "m.sqlite") as store:
-        again = sprt_state(store.games(), "strong", SprtSettings(0, 50, 0.05, 0.05, pentanomial=False))
+        again = sprt_state(store.games(), "strong", sprt)
         assert again.decision == "H1"
         # resuming a decided match plays nothing more
         settings = prepare_store(store, settings, resume=True)
@@ -133,3 +133,20 @@ async def test_ladder_runs_and_accumulates(tmp_path: Path) -> None:
             games = store.games()
     assert sorted(g.slot for g in games) == list(range(12))
     assert len({frozenset((g.black, g.white)) for g in games}) >= 2
+
+
+async def test_ladder_replays_the_missing_half_of_a_pair(tmp_path: Path) -> None:
+    engines = [fake_spec("r0", "--row", "0"), fake_spec("r2", "--row", "2")]
+    db = tmp_path / "ladder.sqlite"
+    with Store(db) as store:
+        settings = prepare_store(store, TournamentSettings("ladder", engines, FAST, openings=list(BUILTIN_OPENINGS), max_games=4), resume=False)
+        await run_tournament(settings, store)
+        lost = store.games()[3]
+        with store.transaction():
+            store.conn.execute("DELETE FROM games WHERE slot = 3")  # as if killed while slot 3 was being played
+    with Store(db) as store:
+        settings = prepare_store(store, TournamentSettings("ladder", engines, FAST, openings=list(BUILTIN_OPENINGS), max_games=0), resume=False)
+        summary = await run_tournament(settings, store)
+        assert summary.games_played == 1
+        replayed = store.games()[3]
+    assert (replayed.slot, replayed.black, replayed.white, replayed.opening) == (3, lost.black, lost.white, lost.opening)
