@@ -287,6 +287,8 @@ def build_parser() -> argparse.ArgumentParser:
     secret.add_argument("--token", help="shared secret; clients must first send `AUTH <token>`")
     secret.add_argument("--token-file", help="read the shared secret from the first line of this file")
     parser.add_argument("--log-level", default="INFO", help="logging level on stderr (default %(default)s)")
+    parser.add_argument("--brain-log-level", default="WARNING",
+                        help="logging level of the brain sessions (one line per move at INFO; default %(default)s)")
     return parser
 
 
@@ -352,6 +354,9 @@ def main(argv: list[str]) -> int:
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    brain_level = getattr(logging, str(args.brain_log_level).upper(), logging.WARNING)
+    for name in ("gomocup_bot.brain", "gomocup_bot.session"):
+        logging.getLogger(name).setLevel(brain_level)
     try:
         limits = limits_from_args(args)
         handler = brain_session_handler(brain_argv)

@@ -151,16 +151,16 @@ async def play_short_game(
 class ServerProcess:
     """`gomocup-bot serve` as a real process on 127.0.0.1 with a free port; stderr kept in a file."""
 
-    def __init__(self, tmp_path: Path, *args: str) -> None:
+    def __init__(self, tmp_path: Path, *args: str, start_timeout: float = 30.0) -> None:
         self.log_path = tmp_path / f"serve-{os.getpid()}-{time.monotonic_ns()}.log"
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
             [PYTHON, "-m", "gomocup_bot", "serve", "--host", "127.0.0.1", "--port", "0", *args],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self._log, cwd=REPO,
         )
-        self.port = self._wait_for_port()
+        self.port = self._wait_for_port(start_timeout)
 
-    def _wait_for_port(self, timeout: float = 30.0) -> int:
+    def _wait_for_port(self, timeout: float) -> int:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             found = re.search(r"listening on 127\.0\.0\.1:(\d+)", self.log())

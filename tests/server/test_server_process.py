@@ -104,3 +104,23 @@ def test_bad_limits_are_refused_at_start(tmp_path):
                               cwd=REPO, capture_output=True, text=True, timeout=30)
         assert done.returncode == 2, args
         assert "error:" in done.stderr
+
+
+@pytest.mark.slow
+async def test_sigterm_mid_search_of_a_real_engine_exits_within_a_second(tmp_path):
+    # mcts-plain runs numba kernels in a worker thread: the stop must reach the kernel, not just trio.
+    server = ServerProcess(tmp_path, "--engine", "mcts-plain", start_timeout=180)
+    try:
+        client = await Client.open(server.port)
+        assert await client.ask("START 15") == "OK"
+        await client.send("INFO timeout_turn 30000", "BEGIN")
+        await trio.sleep(0.5)  # well inside the search
+        sent = time.monotonic()
+        server.signal(signal.SIGTERM)
+        assert await client.closed_by_server(timeout=5) == ["MESSAGE server shutting down"]
+        returncode = await trio.to_thread.run_sync(server.proc.wait, 5)
+        assert time.monotonic() - sent < 2.0
+        assert returncode == 0  # 1 would mean the search outlived the shutdown grace
+        assert "counters (shutdown): sessions=1 active=0 moves=0" in server.log()
+    finally:
+        server.stop()
