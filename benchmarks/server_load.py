@@ -140,6 +140,17 @@ def start_server(args: argparse.Namespace, log_file) -> tuple[subprocess.Popen, 
     raise SystemExit("server did not start")
 
 
+def _peak_rss_mb(pid: int) -> float:
+    """VmHWM of a live process (Linux), in MB; nan elsewhere."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engine", default="greedy")
@@ -168,6 +179,7 @@ def main() -> int:
                         results.append(await run_level(port, clients, args))
 
             trio.run(all_levels)
+            peak_rss_mb = _peak_rss_mb(proc.pid)
         finally:
             proc.terminate()
             try:
@@ -187,6 +199,7 @@ def main() -> int:
             print(f"      failure: {failure}")
     if counters:
         print(f"server counters: {counters[-1]}")
+    print(f"server peak resident memory: {peak_rss_mb:.0f} MB")
     print(f"quick answers because no search slot freed in half the budget: {fallbacks} (all levels)")
     print(f"server log: {log_file.name}")
     return 0 if all(not r.failures and not r.illegal for r in results) else 1

@@ -28,6 +28,7 @@ from gomocup_bot.server_limits import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_LINE,
     DEFAULT_PER_ADDRESS,
+    DEFAULT_SESSION_MEMORY,
     Admission,
     ServerLimits,
     parse_networks,
@@ -281,6 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="seconds to send the AUTH line when a token is required (default %(default)s)")
     parser.add_argument("--max-bad-lines", type=int, default=DEFAULT_MAX_BAD_REPLIES,
                         help="close after this many ERROR/UNKNOWN answers in a row, 0 = never (default %(default)s)")
+    parser.add_argument("--session-memory", type=int, default=DEFAULT_SESSION_MEMORY // (1024 * 1024), metavar="MB",
+                        help="memory each session's engine may plan for, passed to it as `INFO max_memory` "
+                        "(a client's smaller value is kept), 0 = whatever the client says (default %(default)s)")
     parser.add_argument("--allow", action="append", default=[], metavar="NETS",
                         help="client networks allowed, comma-separated CIDRs, repeatable (default: any)")
     secret = parser.add_mutually_exclusive_group()
@@ -296,7 +300,8 @@ def limits_from_args(args: argparse.Namespace) -> ServerLimits:
     token = args.token
     if args.token_file:
         token = read_token_file(args.token_file)
-    for name in ("max_connections", "per_address", "max_line", "max_board", "max_block", "max_bad_lines"):
+    for name in ("max_connections", "per_address", "max_line", "max_board", "max_block", "max_bad_lines",
+                 "session_memory"):
         if getattr(args, name) < 0:
             raise ValueError(f"--{name.replace('_', '-')} must not be negative")
     if args.max_line < 16 or args.max_board < 5:
@@ -310,6 +315,7 @@ def limits_from_args(args: argparse.Namespace) -> ServerLimits:
         idle_timeout=max(0.0, args.idle_timeout),
         auth_timeout=max(0.0, args.auth_timeout),
         max_bad_replies=args.max_bad_lines,
+        session_memory=args.session_memory * 1024 * 1024,
         allow=parse_networks(args.allow),
         token=token or None,
     )

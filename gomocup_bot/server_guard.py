@@ -11,13 +11,14 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
+
 import trio
 
-from protocol.transport import LineStream, LineTooLong
 from gomocup_bot.server_limits import ServerLimits
-from gomocup_bot.session import MAX_SIZE as BRAIN_MAX_SIZE
 from gomocup_bot.server_stats import ServerCounters
+from gomocup_bot.session import MAX_SIZE as BRAIN_MAX_SIZE
 from gomocup_bot.session_traffic import RequestTracker, command_word, is_error_reply, is_move_reply, is_reply
+from protocol.transport import LineStream, LineTooLong
 
 log = logging.getLogger("gomocup_bot.server")
 
@@ -79,6 +80,7 @@ class GuardedLineStream:
         self.eof_at: float | None = None
         self.authenticated = limits.token is None
         self._auth_line_pending = not self.authenticated
+        self._memory_capped = False
         self._lines_in, self._lines_out = trio.open_memory_channel[str | _Refusal](QUEUE_LINES)
         self.changed = trio.Event()  # set whenever a deadline may have moved (see `watchdog`)
 
@@ -148,7 +150,10 @@ class GuardedLineStream:
                     continue
                 if command_word(line) == "END" and self.tracker.block is None:
                     self.close_reason = self.close_reason or "client sent END"
-                await self._lines_in.send(line)
+                if not self._memory_capped and self.limits.session_memory:
+                    self._memory_capped = True  # before anything else, as INFO may come first
+                    await self._lines_in.send(f"INFO max_memory {self.limits.session_memory}")
+                await self._lines_in.send(self._cap_memory(line))
 
     async def receive_line(self) -> str | None:
         while True:
@@ -201,6 +206,20 @@ class GuardedLineStream:
             self.counters.errors += 1
             await self._send_raw(f"ERROR {cap} invalid commands in a row, closing the connection")
             self.end_session("flood of invalid commands")
+
+    def _cap_memory(self, line: str) -> str:
+        """`INFO max_memory N` above the server's per-session cap (or 0 = unlimited) becomes the cap."""
+        cap = self.limits.session_memory
+        if not cap or command_word(line) != "INFO" or self.tracker.block is not None:
+            return line
+        parts = line.split()
+        if len(parts) < 3 or parts[1].lower() != "max_memory":
+            return line
+        try:
+            asked = int(parts[2])
+        except ValueError:
+            return line  # malformed: the brain deals with it as on stdin
+        return line if 0 < asked <= cap else f"INFO max_memory {cap}"
 
     def _touch(self) -> None:
         self.last_activity = trio.current_time()

@@ -24,6 +24,7 @@ DEFAULT_MAX_LINE = 4096  # bytes; real protocol lines are < 100, `INFO folder <p
 DEFAULT_MAX_BOARD = BRAIN_MAX_SIZE  # a stricter --max-board is answered by the server itself
 DEFAULT_IDLE_TIMEOUT = 900.0  # seconds; must outlast the opponent's longest turn (Gomocup: 300 s)
 DEFAULT_AUTH_TIMEOUT = 10.0  # seconds an unauthenticated connection may hold a connection slot
+DEFAULT_SESSION_MEMORY = 256 * 1024 * 1024  # bytes, read by the engine as a brain process's max_memory
 DEFAULT_MAX_BAD_REPLIES = 64  # consecutive ERROR/UNKNOWN answers before a flood is cut off
 
 
@@ -78,6 +79,7 @@ class ServerLimits:
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT  # 0 = never
     auth_timeout: float = DEFAULT_AUTH_TIMEOUT
     max_bad_replies: int = DEFAULT_MAX_BAD_REPLIES  # 0 = never cut off
+    session_memory: int = DEFAULT_SESSION_MEMORY  # cap on each session's `INFO max_memory`; 0 = none
     allow: tuple[IPNetwork, ...] = ()  # empty = every address
     token: str | None = field(default=None, repr=False)
 

@@ -211,6 +211,7 @@ class SpinEngine:
 
     def __init__(self) -> None:
         self.searches: list[tuple[float, float | None]] = []
+        self.max_memory: list[int] = []  # request.max_memory of each search
 
     def prepare(self) -> None:
         pass
@@ -223,6 +224,7 @@ class SpinEngine:
 
         index = len(self.searches)
         self.searches.append((time.monotonic(), None))
+        self.max_memory.append(request.max_memory)
         while not stop.is_set() and time.monotonic() < request.limits.soft_deadline:
             time.sleep(0.002)
         self.searches[index] = (self.searches[index][0], time.monotonic())

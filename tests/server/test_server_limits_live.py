@@ -246,3 +246,16 @@ async def test_shutdown_mid_search_stops_the_search_and_says_so():
         assert engine.searches[0][1] is not None and engine.searches[0][1] - asked < 0.5
         with pytest.raises(OSError):  # no longer accepting
             await Client.open(server.port)
+
+
+async def test_each_session_memory_is_capped_unless_the_client_asks_for_less():
+    engine = SpinEngine()
+    mb = 1024 * 1024
+    async with serving(brain_handler(engine_factory=lambda: engine), session_memory=200 * mb) as server:
+        for info in ([], ["INFO max_memory 0"], [f"INFO max_memory {4000 * mb}"], [f"INFO max_memory {100 * mb}"]):
+            client = await Client.open(server.port)
+            await client.send(*info, "INFO timeout_turn 0")
+            assert await client.ask("START 15") == "OK"
+            assert await client.ask("BEGIN") == "0,0"
+            await client.aclose()
+    assert engine.max_memory == [200 * mb, 200 * mb, 200 * mb, 100 * mb]
