@@ -226,13 +226,12 @@ def _run(kind: str, engine_texts: list[str], args: argparse.Namespace) -> int:
                 f"{kind}: {', '.join(e.name for e in settings.engines)}; {settings.game.width}x{settings.game.height} "
                 f"{settings.game.rules.name}; {settings.game.time.describe()}; {settings.concurrency} at once; db {db}"
             )
-        try:
-            summary = trio.run(run_tournament, settings, store, progress)
-        except KeyboardInterrupt:
-            progress.finish()
-            print(f"interrupted; finished games are in {db} (continue with --resume)", file=sys.stderr)
-            return 130
+        summary = trio.run(run_tournament, settings, store, progress, True)
         _print_results(store, summary, [e.name for e in settings.engines])
+        if summary.stopped_by.startswith("interrupted"):
+            again = "run the same ladder again" if kind == "ladder" else f"continue with: gomocup-tournament {kind} --db {db} --resume"
+            print(f"{summary.stopped_by}: finished games are in {db}; {again}", file=sys.stderr)
+            return 130
     return 0
 
 

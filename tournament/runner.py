@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import signal
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -251,8 +252,14 @@ def progress_text(games: list[GameRecord], done: int, total: int | None, elapsed
     return " | ".join(parts)
 
 
-async def run_tournament(settings: TournamentSettings, store: Store, progress: Progress | None = None) -> RunSummary:
-    """Play what the database still lacks; returns when the plan is done or a stop rule fires."""
+async def run_tournament(
+    settings: TournamentSettings, store: Store, progress: Progress | None = None, handle_signals: bool = False
+) -> RunSummary:
+    """Play what the database still lacks; returns when the plan is done or a stop rule fires.
+
+    With `handle_signals` (the command line), SIGINT/SIGTERM/SIGHUP abandon the games in progress
+    (they are not stored, so a resume replays them), close every engine and return normally.
+    """
     progress = progress or Progress(enabled=False)
     summary = RunSummary()
     wall0, cpu0 = time.monotonic(), time.process_time()
@@ -357,11 +364,21 @@ async def run_tournament(settings: TournamentSettings, store: Store, progress: P
                     progress.note(f"SPRT decided {summary.sprt.decision} (LLR {summary.sprt.llr:.2f}); finishing games in progress")
             show()
 
+    async def on_signals(workers: trio.Nursery) -> None:
+        nonlocal stop_reason
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
+            async for signum in signals:
+                stop_reason = f"interrupted ({signal.Signals(signum).name})"
+                workers.cancel_scope.cancel()
+                return
+
     show()
     async with trio.open_nursery() as service:
         pool = EnginePool(service)
         try:
             async with trio.open_nursery() as workers:
+                if handle_signals:
+                    service.start_soon(on_signals, workers)
                 for _ in range(max(1, settings.concurrency)):
                     workers.start_soon(worker, pool)
         finally:

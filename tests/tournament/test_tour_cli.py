@@ -123,3 +123,29 @@ def test_oversubscription_warns(tmp_path: Path) -> None:
     result = run_cli("match", a, b, "--pairs", "1", "-j", "64", "--db", str(tmp_path / "o.sqlite"))
     assert result.returncode == 0
     assert "warning: 64 games at once" in result.stderr
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_stops_cleanly_and_resume_finishes(tmp_path: Path, signum: int) -> None:
+    db = tmp_path / "i.sqlite"
+    marker = f"int-{signum}-{os.getpid()}-{time.monotonic_ns()}"
+    a = f"a={fake_command('--row', '0', '--delay', '0.05', '--name', marker)}"
+    b = f"b={fake_command('--row', '2', '--delay', '0.05', '--name', marker)}"
+    manager = subprocess.Popen(
+        [*CLI, "match", a, b, "--pairs", "4", "--db", str(db)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # background jobs may inherit SIG_IGN
+    )
+    deadline = time.monotonic() + 30
+    while count_games(db) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    manager.send_signal(signum)
+    out, err = manager.communicate(timeout=30)
+    assert manager.returncode == 130, err
+    assert "interrupted" in err and "--resume" in err and "Traceback" not in err
+    assert "stopped: interrupted" in out
+    assert not engine_pids(marker)
+    done = count_games(db)
+    assert 2 <= done < 8
+    result = run_cli("match", "--db", str(db), "--resume", "--quiet")
+    assert result.returncode == 0 and f"this run: {8 - done} games" in result.stdout
