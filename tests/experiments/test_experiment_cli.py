@@ -39,15 +39,18 @@ def test_bad_position_is_reported_not_crashed(tmp_path: Path):
     assert "Could not read it" in (tmp_path / "rps-tictactoe.md").read_text()
 
 
-def test_mnk_quick_path_on_one_board_size(tmp_path: Path):
+def test_mnk_quick_path_on_one_board_size_with_both_grids(tmp_path: Path):
     # the --quick code path, shrunk to one board side so the suite stays fast (the full --quick run
     # is timed in the committed report's settings line)
-    proc = run_cli("mnk", "--quick", "--sizes", "8", "--baseline-games", "2", "--no-brain", "--out", str(tmp_path))
+    proc = run_cli("mnk", "--quick", "--sizes", "8", "--baseline-games", "2", "--seconds", "0.03", "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     report = (tmp_path / "mnk.md").read_text()
     assert "| lim-minimax | tic-tac-toe | 2 |" in report
     assert "k=4:" in report and "k=5:" in report  # both of Lim's k values for 8x8
-    assert "grid 1 2/2" in proc.stderr
+    assert "grid 1 2/2" in proc.stderr and "grid 2 2/2" in proc.stderr
+    assert "## Grid 2: our brain (`gomocup-bot`) vs Lim's minimax" in report
+    assert "ours:gomocup-bot first:" in report  # the appendix lists the brain's games
+    assert "illegal move" not in report and "crash" not in report
 
 
 def test_mnk_rejects_bad_sizes_with_exit_code_2(tmp_path: Path):
