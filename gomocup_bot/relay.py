@@ -62,6 +62,7 @@ class Relay:
         self.tracker = RequestTracker()
         self._nursery: trio.Nursery | None = None
         self.ending = False
+        self.infos: dict[str, str] = {}  # INFO key -> its last line, replayed to a new connection
 
     @property
     def where(self) -> str:
@@ -113,6 +114,8 @@ class Relay:
 
     async def _forward(self, line: str) -> None:
         owed_before = self.tracker.owed
+        if command_word(line) == "INFO" and self.tracker.block is None and len(line.split()) >= 2:
+            self.infos[line.split()[1].lower()] = line
         self.tracker.observe_request(line)
         remote = self.remote
         if remote is not None:
@@ -140,6 +143,8 @@ class Relay:
             else:
                 refusal = await self._handshake(stream)
                 if refusal is None:
+                    refusal = await self._replay_infos(stream)
+                if refusal is None:
                     self.remote, self.down_reason = stream, None
                     self.tracker = RequestTracker()
                     assert self._nursery is not None
@@ -165,6 +170,15 @@ class Relay:
                     return None if answer.strip().upper() == "OK" else f"server refused AUTH: {answer}"
         except _CONNECTION_ERRORS as exc:
             return f"AUTH failed ({exc.__class__.__name__})"
+
+    async def _replay_infos(self, stream: TcpLineStream) -> str | None:
+        """A new server session starts knowing the INFO values (time limits, rule…) sent so far."""
+        try:
+            for line in self.infos.values():
+                await stream.send_line(line)
+        except _CONNECTION_ERRORS as exc:
+            return f"sending failed ({exc.__class__.__name__})"
+        return None
 
     async def _disconnect(self) -> None:
         remote, self.remote = self.remote, None

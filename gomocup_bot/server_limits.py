@@ -13,15 +13,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gomocup_bot.session import MAX_SIZE as BRAIN_MAX_SIZE
-
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 DEFAULT_MAX_CONNECTIONS = 256
 DEFAULT_PER_ADDRESS = 64
 DEFAULT_MAX_LINE = 4096  # bytes; real protocol lines are < 100, `INFO folder <path>` the longest
-DEFAULT_MAX_BOARD = BRAIN_MAX_SIZE  # a stricter --max-board is answered by the server itself
+DEFAULT_MAX_BOARD = 32  # = the brain's own limit (session.MAX_SIZE; not imported: the relay loads this)
 DEFAULT_IDLE_TIMEOUT = 900.0  # seconds; must outlast the opponent's longest turn (Gomocup: 300 s)
 DEFAULT_AUTH_TIMEOUT = 10.0  # seconds an unauthenticated connection may hold a connection slot
 DEFAULT_SESSION_MEMORY = 256 * 1024 * 1024  # bytes, read by the engine as a brain process's max_memory

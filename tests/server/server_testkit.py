@@ -30,11 +30,11 @@ PYTHON = sys.executable
 
 
 @asynccontextmanager
-async def serving(handler: SessionHandler, *, slots: int = 1, **limits) -> AsyncIterator[BotServer]:
-    """A BotServer on 127.0.0.1 (a free port) for the duration of the block."""
+async def serving(handler: SessionHandler, *, slots: int = 1, port: int = 0, **limits) -> AsyncIterator[BotServer]:
+    """A BotServer on 127.0.0.1 (a free port unless given) for the duration of the block."""
     server = BotServer(ServerLimits(**limits), handler, search_slots=slots)
     async with trio.open_nursery() as nursery:
-        await nursery.start(server.serve, "127.0.0.1", 0)
+        await nursery.start(server.serve, "127.0.0.1", port)
         try:
             yield server
         finally:

@@ -156,3 +156,21 @@ async def test_server_dropping_mid_search_answers_the_owed_move_with_an_error():
             assert answer == (f"ERROR relay: lost the connection to 127.0.0.1:{server.port} "
                               "(the server closed the connection)")
             assert manager.chatter == ["MESSAGE server shutting down"]
+
+
+async def test_relay_reconnects_on_the_next_start_after_the_server_returns():
+    port = _free_port()
+    async with relay_process(f"127.0.0.1:{port}") as (manager, _):
+        assert (await manager.ask("START 15")).startswith("ERROR relay: no connection")
+        async with serving(brain_handler(), port=port):
+            assert await manager.ask("START 15") == "OK"
+            await manager.send("INFO timeout_turn 100")
+            assert re.fullmatch(r"\d+,\d+", await manager.ask("BEGIN"))
+        assert (await manager.ask("TURN 0,0")).startswith("ERROR relay: no connection")
+        engine = SpinEngine()
+        async with serving(brain_handler(engine_factory=lambda: engine), port=port):
+            assert await manager.ask("START 15") == "OK"  # a fresh session on the new server
+            assert await manager.ask("BEGIN") == "0,0"
+        # The INFO sent to the first server was replayed: the engine got a 100 ms budget, not 5 s.
+        started, ended = engine.searches[0]
+        assert ended - started < 0.1

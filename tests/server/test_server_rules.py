@@ -33,6 +33,13 @@ def test_total_and_per_address_caps_count_live_connections_exactly():
     assert admission.refusal("10.0.0.3") is None
 
 
+def test_default_board_limit_is_the_brains_own():
+    from gomocup_bot.server_limits import DEFAULT_MAX_BOARD
+    from gomocup_bot.session import MAX_SIZE
+
+    assert DEFAULT_MAX_BOARD == MAX_SIZE
+
+
 def test_zero_means_no_per_address_cap():
     admission = Admission(ServerLimits(max_connections=0, per_address=0))
     for _ in range(500):
