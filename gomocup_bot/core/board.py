@@ -1,0 +1,339 @@
+"""The board: a namedtuple of flat numpy arrays, made and unmade by njit kernels.
+
+Layout: the m×n board sits in a padded 1-D array (`pad` = max(k, 2) wall cells on every side, row
+stride = width + 2·pad), so a step along a line is one addition (`dirs`: →, ↓, ↘, ↙) and a scan
+stops at the first wall without bounds checks. Point index `pos = (y+pad)·stride + (x+pad)`.
+
+Incremental state, all restored exactly by `unmake`:
+- `cells` int8: 0 empty, 1 black, 2 white, 3 wall (edge padding or a blocked square);
+- `hash` uint64[1]: Zobrist hash of the stones (blocked squares included);
+- `keys` int64[4, size]: per direction, the base-3 number of the 2k cells around each point,
+  black's view in the low 32 bits, white's in the high 32, so that `table[colour-1, key-half]` is
+  the point's line pattern. For k > TABLE_MAX_K no table fits: the keys then hold the pattern codes
+  themselves (identity table) and are refreshed by `patterns.sync_patterns` instead of `make`;
+- `nbr` int16[size]: stones within Chebyshev distance 2 (the candidate-move neighbourhood);
+- `stack` int32: the moves made, `meta[M_NMOVES]` of them.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .constants import (
+    BLACK,
+    EMPTY,
+    M_HEIGHT,
+    M_K,
+    M_LEN,
+    M_NMOVES,
+    M_PAD,
+    M_RULE,
+    M_SIZE,
+    M_STRIDE,
+    M_TABLE,
+    M_WIDTH,
+    RULE_CARO,
+    RULE_CARO_EXACT,
+    RULE_EXACT,
+    RULE_FREESTYLE,
+    RULE_RENJU,
+    N_PATTERNS,
+    TABLE_MAX_K,
+    WALL,
+    WHITE,
+)
+from .tables import pattern_tables
+
+Board = namedtuple("Board", ["cells", "keys", "nbr", "zobrist", "hash", "stack", "meta", "dirs", "kdelta", "table"])
+
+MIN_SIDE = 3
+MAX_SIDE = 32
+ZOBRIST_SEED = 0x5EED_C0DE
+
+
+def rule_code(rules) -> int:
+    """The kernel rule code for a `protocol.rules.Rules`."""
+    if rules.renju:
+        return RULE_RENJU
+    if rules.caro:
+        return RULE_CARO_EXACT if rules.exact_five else RULE_CARO
+    return RULE_EXACT if rules.exact_five else RULE_FREESTYLE
+
+
+def new_board(width: int, height: int, k: int = 5, rule: int = RULE_FREESTYLE) -> Board:
+    """An empty board. Raises ValueError for sizes outside 3..32 or k outside 3..min(width, height)."""
+    if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
+        raise ValueError(f"board {width}x{height} outside {MIN_SIDE}..{MAX_SIDE}")
+    if not 3 <= k <= min(width, height):
+        raise ValueError(f"win length {k} outside 3..{min(width, height)}")
+    if rule not in (RULE_FREESTYLE, RULE_EXACT, RULE_CARO, RULE_CARO_EXACT, RULE_RENJU):
+        raise ValueError(f"unknown rule code {rule}")
+    pad = max(k, 2)
+    stride = width + 2 * pad
+    size = stride * (height + 2 * pad)
+    cells = np.full(size, WALL, dtype=np.int8)
+    for y in range(height):
+        start = (y + pad) * stride + pad
+        cells[start : start + width] = EMPTY
+    use_table = k <= TABLE_MAX_K
+    exact_black = rule in (RULE_EXACT, RULE_CARO_EXACT, RULE_RENJU)
+    exact_white = rule in (RULE_EXACT, RULE_CARO_EXACT)
+    if use_table:
+        table = pattern_tables(k, exact_black, exact_white)
+        keys = np.zeros((4, size), dtype=np.int64)
+        kdelta = np.zeros((2, 2 * k), dtype=np.int64)
+        for j in range(2 * k):
+            w = 3**j
+            kdelta[0, j] = w + ((2 * w) << 32)
+            kdelta[1, j] = 2 * w + (w << 32)
+    else:
+        # keys hold the codes themselves (black low, white high), refreshed by patterns.sync_patterns
+        table = np.tile(np.arange(N_PATTERNS, dtype=np.uint8), (2, 1))
+        keys = np.zeros((4, size), dtype=np.int64)
+        kdelta = np.zeros((2, 2 * k), dtype=np.int64)
+    rng = np.random.default_rng(ZOBRIST_SEED + 7919 * width + 104729 * height)
+    zobrist = rng.integers(1, 2**63, size=(4, size), dtype=np.int64).astype(np.uint64)
+    meta = np.zeros(M_LEN, dtype=np.int32)
+    meta[M_WIDTH], meta[M_HEIGHT], meta[M_K], meta[M_RULE] = width, height, k, rule
+    meta[M_PAD], meta[M_STRIDE], meta[M_TABLE], meta[M_SIZE] = pad, stride, int(use_table), size
+    dirs = np.array([1, stride, stride + 1, stride - 1], dtype=np.int32)
+    board = Board(
+        cells=cells,
+        keys=keys,
+        nbr=np.zeros(size, dtype=np.int16),
+        zobrist=zobrist,
+        hash=np.zeros(2, dtype=np.uint64),  # [0] the hash, [1] the hash at the last pattern sync (k > 5)
+        stack=np.zeros(width * height + 1, dtype=np.int32),
+        meta=meta,
+        dirs=dirs,
+        kdelta=kdelta,
+        table=table,
+    )
+    recompute(board)
+    return board
+
+
+def _sync(board: Board) -> None:
+    from .patterns import sync_patterns
+
+    sync_patterns(board)
+
+
+def board_from_stones(width: int, height: int, stones, k: int = 5, rule: int = RULE_FREESTYLE) -> Board:
+    """A board with `stones` = iterable of (x, y, colour) placed in order (colour 3 = blocked square).
+
+    Raises ValueError on an off-board, doubly occupied or bad-colour stone.
+    """
+    board = new_board(width, height, k, rule)
+    for x, y, colour in stones:
+        if not (0 <= x < width and 0 <= y < height):
+            raise ValueError(f"stone {x},{y} off the {width}x{height} board")
+        p = to_pos(board, x, y)
+        if board.cells[p] != EMPTY:
+            raise ValueError(f"square {x},{y} given twice")
+        if colour in (BLACK, WHITE):
+            make(board, p, colour)
+        elif colour == WALL:
+            block(board, p)
+        else:
+            raise ValueError(f"bad colour {colour}")
+    _sync(board)
+    return board
+
+
+def board_from_rows(rows: list[str], k: int = 5, rule: int = RULE_FREESTYLE) -> tuple[Board, int]:
+    """A test board from text rows (x/X black, o/O white, # blocked, anything else empty; row 0 = y 0).
+
+    Stones go on without a move order; returns the board and the colour to move by stone count.
+    """
+    height, width = len(rows), max(len(r) for r in rows)
+    stones = []
+    for y, row in enumerate(rows):
+        for x, ch in enumerate(row):
+            colour = {"x": BLACK, "o": WHITE, "#": WALL}.get(ch.lower(), EMPTY)
+            if colour:
+                stones.append((x, y, colour))
+    board = board_from_stones(width, height, stones, k, rule)
+    nb = sum(1 for s in stones if s[2] == BLACK)
+    nw = sum(1 for s in stones if s[2] == WHITE)
+    return board, (BLACK if nb <= nw else WHITE)
+
+
+@njit(cache=True, nogil=True)
+def to_pos(b, x, y):
+    """Board coordinates (x = column, y = row) to a padded point index."""
+    pad = b.meta[M_PAD]
+    return (y + pad) * b.meta[M_STRIDE] + x + pad
+
+
+@njit(cache=True, nogil=True)
+def pos_x(b, p):
+    return p % b.meta[M_STRIDE] - b.meta[M_PAD]
+
+
+@njit(cache=True, nogil=True)
+def pos_y(b, p):
+    return p // b.meta[M_STRIDE] - b.meta[M_PAD]
+
+
+@njit(cache=True, nogil=True)
+def on_board(b, x, y):
+    return 0 <= x < b.meta[M_WIDTH] and 0 <= y < b.meta[M_HEIGHT]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def make(b, p, colour):
+    """Put a `colour` stone on empty point `p` and push it on the move stack (no legality check).
+
+    Deliberately free of calls: numba then keeps array reference counting out of the hot path.
+    """
+    b.cells[p] = colour
+    b.hash[0] ^= b.zobrist[colour, p]
+    if b.meta[M_TABLE]:
+        k = b.meta[M_K]
+        ci = colour - 1
+        keys = b.keys
+        kd = b.kdelta
+        for d in range(4):
+            s = b.dirs[d]
+            for i in range(1, k + 1):
+                keys[d, p - i * s] += kd[ci, k + i - 1]  # p sits at offset +i of that point
+                keys[d, p + i * s] += kd[ci, k - i]  # and at offset -i of this one
+    s = b.meta[M_STRIDE]
+    nbr = b.nbr
+    for dy in range(-2, 3):
+        row = p + dy * s
+        nbr[row - 2] += 1
+        nbr[row - 1] += 1
+        nbr[row] += 1
+        nbr[row + 1] += 1
+        nbr[row + 2] += 1
+    n = b.meta[M_NMOVES]
+    b.stack[n] = p
+    b.meta[M_NMOVES] = n + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def unmake(b):
+    """Take back the last `make`; returns the point it freed."""
+    n = b.meta[M_NMOVES] - 1
+    p = b.stack[n]
+    b.meta[M_NMOVES] = n
+    colour = b.cells[p]
+    b.cells[p] = EMPTY
+    b.hash[0] ^= b.zobrist[colour, p]
+    if b.meta[M_TABLE]:
+        k = b.meta[M_K]
+        ci = colour - 1
+        keys = b.keys
+        kd = b.kdelta
+        for d in range(4):
+            s = b.dirs[d]
+            for i in range(1, k + 1):
+                keys[d, p - i * s] -= kd[ci, k + i - 1]
+                keys[d, p + i * s] -= kd[ci, k - i]
+    s = b.meta[M_STRIDE]
+    nbr = b.nbr
+    for dy in range(-2, 3):
+        row = p + dy * s
+        nbr[row - 2] -= 1
+        nbr[row - 1] -= 1
+        nbr[row] -= 1
+        nbr[row + 1] -= 1
+        nbr[row + 2] -= 1
+    return p
+
+
+@njit(cache=True, nogil=True)
+def window_key(b, colour, d, p):
+    """The base-3 window number of point p on direction d seen by `colour`, from scratch."""
+    k = b.meta[M_K]
+    s = b.dirs[d]
+    key = np.int64(0)
+    w = np.int64(1)
+    for j in range(2 * k):
+        off = j - k if j < k else j - k + 1
+        v = b.cells[p + off * s]
+        if v == colour:
+            key += w
+        elif v != EMPTY:
+            key += 2 * w
+        w *= 3
+    return key
+
+
+@njit(cache=True, nogil=True)
+def block(b, p):
+    """Turn empty point `p` into a blocked square for good (BOARD field 3); not on the move stack."""
+    b.cells[p] = WALL
+    b.hash[0] ^= b.zobrist[WALL, p]
+    if b.meta[M_TABLE]:
+        k = b.meta[M_K]
+        for d in range(4):
+            s = b.dirs[d]
+            for i in range(-k, k + 1):
+                q = p + i * s
+                if b.cells[q] == WALL and q != p:
+                    continue  # padding (its own key is never read); blocked squares are never queried either
+                b.keys[d, q] = window_key(b, BLACK, d, q) + (window_key(b, WHITE, d, q) << 32)
+
+
+@njit(cache=True, nogil=True)
+def recompute(b):
+    """Rebuild hash, keys and neighbour counts from `cells` (used at creation and by tests)."""
+    size = b.meta[M_SIZE]
+    pad = b.meta[M_PAD]
+    stride = b.meta[M_STRIDE]
+    h = np.uint64(0)
+    for p in range(size):
+        v = b.cells[p]
+        if v != EMPTY:
+            x = p % stride - pad
+            y = p // stride - pad
+            if v != WALL or (0 <= x < b.meta[M_WIDTH] and 0 <= y < b.meta[M_HEIGHT]):
+                h ^= b.zobrist[v, p]
+    b.hash[0] = h
+    b.nbr[:] = 0
+    for p in range(size):
+        v = b.cells[p]
+        if v == BLACK or v == WHITE:
+            for dy in range(-2, 3):
+                for dx in range(-2, 3):
+                    b.nbr[p + dy * stride + dx] += 1
+    if b.meta[M_TABLE]:
+        k = b.meta[M_K]
+        for p in range(size):
+            x = p % stride - pad
+            y = p // stride - pad
+            if 0 <= x < b.meta[M_WIDTH] and 0 <= y < b.meta[M_HEIGHT]:
+                for d in range(4):
+                    b.keys[d, p] = window_key(b, BLACK, d, p) + (window_key(b, WHITE, d, p) << 32)
+
+
+@njit(cache=True, nogil=True)
+def copy_board(b):
+    """An independent copy (for a worker thread: kernels are re-entrant, boards are not)."""
+    return Board(
+        b.cells.copy(), b.keys.copy(), b.nbr.copy(), b.zobrist, b.hash.copy(),
+        b.stack.copy(), b.meta.copy(), b.dirs, b.kdelta, b.table,
+    )
+
+
+@njit(cache=True, nogil=True)
+def stones_count(b):
+    return b.meta[M_NMOVES]
+
+
+@njit(cache=True, nogil=True)
+def is_full(b):
+    """No empty point left (blocked squares count as filled)."""
+    w = b.meta[M_WIDTH]
+    h = b.meta[M_HEIGHT]
+    for y in range(h):
+        base = to_pos(b, 0, y)
+        for x in range(w):
+            if b.cells[base + x] == EMPTY:
+                return False
+    return True

@@ -1,0 +1,37 @@
+"""A tiny reproducible random generator for kernels (xorshift64*), state = uint64[1].
+
+Our own generator (not numba's np.random) so that a seed fixes a bench's node count exactly, and
+each thread can own its state array.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+def new_rng(seed: int) -> np.ndarray:
+    """A generator state from any integer seed (never the all-zero state)."""
+    x = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & 0xFFFFFFFFFFFFFFFF
+    return np.array([x or 1], dtype=np.uint64)
+
+
+@njit(cache=True, nogil=True)
+def next_u64(state):
+    x = state[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    state[0] = x
+    return x * np.uint64(0x2545F4914F6CDD1D)
+
+
+@njit(cache=True, nogil=True)
+def rand_below(state, n):
+    """Uniform integer in [0, n) (n < 2**32; the tiny modulo bias is irrelevant here)."""
+    return np.int64((next_u64(state) >> np.uint64(32)) % np.uint64(n))
+
+
+@njit(cache=True, nogil=True)
+def rand_unit(state):
+    """Uniform float in [0, 1)."""
+    return (next_u64(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)

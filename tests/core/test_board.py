@@ -1,0 +1,265 @@
+"""Incremental board state against from-scratch recomputation, after every make and unmake
+(random games, hypothesis), plus line-pattern semantics checked by a direct line scan."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from gomocup_bot.core.board import (
+    board_from_rows,
+    board_from_stones,
+    copy_board,
+    make,
+    new_board,
+    pos_x,
+    pos_y,
+    to_pos,
+    unmake,
+    window_key,
+)
+from gomocup_bot.core.candidates import candidates, ordered_candidates
+from gomocup_bot.core.constants import (
+    BLACK,
+    EMPTY,
+    P_FIVE,
+    P_FOUR,
+    P_FOUR_OPEN,
+    P_THREE_BROKEN,
+    P_THREE_OPEN,
+    RULE_CARO,
+    RULE_CARO_EXACT,
+    RULE_EXACT,
+    RULE_FREESTYLE,
+    RULE_RENJU,
+    WHITE,
+)
+from gomocup_bot.core.patterns import line_pattern, scan_pattern, sync_patterns
+from gomocup_bot.core.rules import is_win_move
+from gomocup_bot.core.threats import four_points, threat_moves, win_points
+
+from .conftest import buf, points
+
+STEPS = ((1, 0), (0, 1), (1, 1), (-1, 1))  # the kernel's direction order: →, ↓, ↘, ↙
+
+
+def grid_of(board):
+    w, h = int(board.meta[0]), int(board.meta[1])
+    return [[int(board.cells[to_pos(board, x, y)]) for x in range(w)] for y in range(h)]
+
+
+def scratch_hash(board):
+    w, h = int(board.meta[0]), int(board.meta[1])
+    v = np.uint64(0)
+    for y in range(h):
+        for x in range(w):
+            p = to_pos(board, x, y)
+            c = board.cells[p]
+            if c:
+                v ^= board.zobrist[c, p]
+    return v
+
+
+def scratch_nbr(grid, x, y):
+    h, w = len(grid), len(grid[0])
+    return sum(
+        1
+        for dy in range(-2, 3)
+        for dx in range(-2, 3)
+        if 0 <= x + dx < w and 0 <= y + dy < h and grid[y + dy][x + dx] in (BLACK, WHITE)
+    )
+
+
+def line_win_count(grid, x, y, dx, dy, colour, k, exact):
+    """Direct scan: with `colour` on (x, y), how many empty points on this line complete a winning
+    run that contains (x, y)? (The meaning of the four codes.)"""
+    h, w = len(grid), len(grid[0])
+    g = [row[:] for row in grid]
+    g[y][x] = colour
+
+    def run(px, py):
+        a = 0
+        while 0 <= px - (a + 1) * dx < w and 0 <= py - (a + 1) * dy < h and g[py - (a + 1) * dy][px - (a + 1) * dx] == colour:
+            a += 1
+        f = 0
+        while 0 <= px + (f + 1) * dx < w and 0 <= py + (f + 1) * dy < h and g[py + (f + 1) * dy][px + (f + 1) * dx] == colour:
+            f += 1
+        return a, f
+
+    n = 0
+    for i in range(-(k - 1), k):
+        qx, qy = x + i * dx, y + i * dy
+        if i == 0 or not (0 <= qx < w and 0 <= qy < h) or g[qy][qx] != EMPTY:
+            continue
+        g[qy][qx] = colour
+        a, f = run(qx, qy)
+        g[qy][qx] = EMPTY
+        length = a + f + 1
+        holds = -a <= -i <= f  # (x, y) is |i| steps from q, inside the run
+        if holds and (length == k or (length > k and not exact)):
+            n += 1
+    return n
+
+
+def check_against_scratch(board):
+    w, h, k = int(board.meta[0]), int(board.meta[1]), int(board.meta[2])
+    grid = grid_of(board)
+    assert board.hash[0] == scratch_hash(board)
+    sync_patterns(board)
+    for y in range(h):
+        for x in range(w):
+            p = to_pos(board, x, y)
+            if grid[y][x] != EMPTY:
+                continue
+            assert board.nbr[p] == scratch_nbr(grid, x, y)
+            for d in range(4):
+                if board.meta[7]:
+                    assert board.keys[d, p] == window_key(board, BLACK, d, p) + (window_key(board, WHITE, d, p) << 32)
+                for colour in (BLACK, WHITE):
+                    assert line_pattern(board, colour, d, p) == scan_pattern(board, colour, d, p)
+    # threat lists on the incremental board equal those of a board built from scratch
+    stones = [(x, y, grid[y][x]) for y in range(h) for x in range(w) if grid[y][x]]
+    fresh = board_from_stones(w, h, stones, k, int(board.meta[3]))
+    a, b = buf(board), buf(fresh)
+    for colour in (BLACK, WHITE):
+        wins = points(board, a, win_points(board, colour, a))
+        assert wins == points(fresh, b, win_points(fresh, colour, b))
+        brute = {(x, y) for y in range(h) for x in range(w) if grid[y][x] == EMPTY and is_win_move(board, to_pos(board, x, y), colour)}
+        assert wins == brute
+        assert points(board, a, four_points(board, colour, a)) == points(fresh, b, four_points(fresh, colour, b))
+        assert points(board, a, threat_moves(board, colour, a)) == points(fresh, b, threat_moves(fresh, colour, b))
+
+
+@st.composite
+def games(draw):
+    rule = draw(st.sampled_from([RULE_FREESTYLE, RULE_EXACT, RULE_CARO, RULE_CARO_EXACT, RULE_RENJU]))
+    k = 5 if rule == RULE_RENJU else draw(st.sampled_from([3, 4, 5, 5, 6, 7]))
+    w = draw(st.integers(max(k, 5), 13))
+    h = draw(st.integers(max(k, 5), 13))
+    ops = draw(st.lists(st.tuples(st.integers(0, w - 1), st.integers(0, h - 1), st.booleans()), min_size=1, max_size=40))
+    blocked = draw(st.lists(st.tuples(st.integers(0, w - 1), st.integers(0, h - 1)), max_size=2))
+    return rule, k, w, h, ops, blocked
+
+
+@settings(max_examples=40, deadline=None)
+@given(games())
+def test_incremental_state_equals_recomputation(game):
+    rule, k, w, h, ops, blocked = game
+    board = board_from_stones(w, h, [(x, y, 3) for x, y in dict.fromkeys(blocked)], k, rule)
+    colour = BLACK
+    for x, y, undo in ops:
+        if undo and board.meta[6] > 0:
+            unmake(board)
+            colour = 3 - colour
+        else:
+            p = to_pos(board, x, y)
+            if board.cells[p] != EMPTY:
+                continue
+            make(board, p, colour)
+            colour = 3 - colour
+        check_against_scratch(board)
+    while board.meta[6] > 0:
+        unmake(board)
+    check_against_scratch(board)
+
+
+@settings(max_examples=60, deadline=None)
+@given(games())
+def test_four_and_five_codes_mean_what_they_say(game):
+    rule, k, w, h, ops, _ = game
+    board = new_board(w, h, k, rule)
+    colour = BLACK
+    for x, y, _ in ops:
+        p = to_pos(board, x, y)
+        if board.cells[p] == EMPTY:
+            make(board, p, colour)
+            colour = 3 - colour
+    sync_patterns(board)
+    grid = grid_of(board)
+    for y in range(h):
+        for x in range(w):
+            if grid[y][x] != EMPTY:
+                continue
+            p = to_pos(board, x, y)
+            for d, (dx, dy) in enumerate(STEPS):
+                for c in (BLACK, WHITE):
+                    exact = rule in (RULE_EXACT, RULE_CARO_EXACT) or (rule == RULE_RENJU and c == BLACK)
+                    code = line_pattern(board, c, d, p)
+                    # a five on this line: a winning run through (x, y) (caro's end-block aside)
+                    n0 = line_win_count(grid, x, y, dx, dy, c, k, exact)  # completions after the stone
+                    g = [row[:] for row in grid]
+                    if code == P_FIVE:
+                        continue
+                    if code == P_FOUR_OPEN:
+                        assert n0 >= 2
+                    elif code == P_FOUR:
+                        assert n0 == 1
+                    else:
+                        assert n0 == 0
+
+
+def test_known_line_codes():
+    board, _ = board_from_rows(["..........", "...xx.....", "..........", ".....", ".", ".", ".", ".", ".", "."], k=5)
+    sync_patterns(board)
+    assert line_pattern(board, BLACK, 0, to_pos(board, 5, 1)) == P_THREE_OPEN  # ..xxX..
+    assert line_pattern(board, BLACK, 0, to_pos(board, 6, 1)) == P_THREE_BROKEN  # ..xx.X..
+    board, _ = board_from_rows([".xxx......", "..........", "..........", ".", ".", "."], k=5)
+    assert line_pattern(board, BLACK, 0, to_pos(board, 4, 0)) == P_FOUR_OPEN  # .xxxX.
+    assert line_pattern(board, BLACK, 0, to_pos(board, 0, 0)) == P_FOUR  # edge on the left
+    board, _ = board_from_rows(["oxxx......", "..........", "..........", ".", ".", "."], k=5)
+    assert line_pattern(board, BLACK, 0, to_pos(board, 4, 0)) == P_FOUR
+
+
+def test_unmake_restores_everything_exactly():
+    board = new_board(15, 15)
+    snapshot = [a.copy() for a in board]
+    rng = np.random.default_rng(3)
+    colour = BLACK
+    for _ in range(60):
+        p = to_pos(board, int(rng.integers(15)), int(rng.integers(15)))
+        if board.cells[p] == EMPTY:
+            make(board, p, colour)
+            colour = 3 - colour
+    while board.meta[6]:
+        unmake(board)
+    for before, after, name in zip(snapshot, board, board._fields):
+        if name != "stack":
+            assert np.array_equal(before, after), name
+
+
+def test_copy_is_independent():
+    board = new_board(9, 9)
+    other = copy_board(board)
+    make(other, to_pos(other, 4, 4), BLACK)
+    assert board.cells[to_pos(board, 4, 4)] == EMPTY and board.hash[0] == 0
+
+
+def test_candidates_empty_board_centre_and_distance_two():
+    board = new_board(15, 15)
+    out = buf(board)
+    assert points(board, out, candidates(board, out)) == {(7, 7)}
+    make(board, to_pos(board, 7, 7), BLACK)
+    got = points(board, out, candidates(board, out))
+    assert got == {(x, y) for x in range(5, 10) for y in range(5, 10)} - {(7, 7)}
+    tiny = new_board(3, 3, 3)
+    assert points(tiny, out, candidates(tiny, out)) == {(1, 1)}
+
+
+def test_ordered_candidates_put_the_win_and_the_block_first():
+    board, _ = board_from_rows(["...............", ".xxxx..........", "...............", "....ooo........"] + ["." * 15] * 11)
+    out = buf(board)
+    scores = np.zeros(out.shape[0], dtype=np.int64)
+    n = ordered_candidates(board, BLACK, out, scores)
+    first = (int(pos_x(board, out[0])), int(pos_y(board, out[0])))
+    assert first in {(0, 1), (5, 1)}
+    assert list(scores[:n]) == sorted(scores[:n], reverse=True)
+
+
+def test_bad_sizes_raise_value_error():
+    for args in ((2, 15), (33, 15), (15, 15, 16), (15, 15, 2)):
+        with pytest.raises(ValueError):
+            new_board(*args)
+    with pytest.raises(ValueError):
+        board_from_stones(5, 5, [(5, 0, 1)])
+    with pytest.raises(ValueError):
+        board_from_stones(5, 5, [(1, 1, 1), (1, 1, 2)])
