@@ -50,12 +50,21 @@ class FullEngine(SearchEngineBase):
         self._ab: AlphaBetaSearcher | None = None
         self._sizes = (0, 0)
 
+    def prepare(self) -> None:
+        super().prepare()
+        self._searchers_for(0)
+
     def _reset(self) -> None:
         if self._ab is not None:
             self._ab.clear()
 
     def _searchers(self, request: SearchRequest):
-        tree_bytes, tt_bytes = self.memory(request)
+        self._searchers_for(request.max_memory)
+
+    def _searchers_for(self, max_memory: int) -> None:
+        from gomocup_bot.search.adapter import memory_split
+
+        tree_bytes, tt_bytes = memory_split(max_memory)
         if (tree_bytes, tt_bytes) != self._sizes:
             self._mcts = None
             self._ab = None

@@ -28,6 +28,12 @@ class MinimaxEngine(SearchEngineBase):
         self._searcher: AlphaBetaSearcher | None = None
         self._tt_bytes = 0
 
+    def prepare(self) -> None:
+        super().prepare()
+        if self._searcher is None:
+            _, self._tt_bytes = self.memory_for(0)
+            self._searcher = AlphaBetaSearcher(self._tt_bytes, self.config)
+
     def _reset(self) -> None:
         if self._searcher is not None:
             self._searcher.clear()

@@ -16,6 +16,7 @@ from gomocup_bot.search.board import (
     centre,
     first_five_point,
     five_points,
+    five_points_through,
     place,
     remove,
 )
@@ -37,16 +38,20 @@ def make_zobrist(size: int, seed: int = 12345):
 
 
 def make_tt(n_entries: int):
-    """Transposition table arrays for a power-of-two entry count (16 bytes an entry)."""
+    """Transposition table arrays for a power-of-two entry count (16 bytes an entry).
+
+    All zeros, so the pages are mapped lazily and a fresh table costs no time: best move 0 is
+    a wall square and means "none".
+    """
     n = 1
     while n * 2 <= max(1024, n_entries):
         n *= 2
     return (
-        np.zeros(n, dtype=np.uint64),   # key
-        np.zeros(n, dtype=np.int32),    # value
-        np.zeros(n, dtype=np.int8),     # depth
-        np.zeros(n, dtype=np.int8),     # flag
-        np.full(n, -1, dtype=np.int16),  # best move
+        np.zeros(n, dtype=np.uint64),  # key
+        np.zeros(n, dtype=np.int32),   # value
+        np.zeros(n, dtype=np.int8),    # depth
+        np.zeros(n, dtype=np.int8),    # flag
+        np.zeros(n, dtype=np.int16),   # best move (0 = none)
     )
 
 
@@ -103,18 +108,23 @@ def _unmake(cells, near, geo, p, c, zob, hkey, ev, brd):
 
 
 @njit(cache=True, nogil=True)
-def negamax(cells, near, geo, c, depth, alpha, beta, ply, zob, hkey, ev, att, dfn, brd,
+def negamax(cells, near, geo, c, depth, alpha, beta, ply, last, zob, hkey, ev, att, dfn, brd,
             tt_key, tt_val, tt_depth, tt_flag, tt_move, params, stop, counter):
     counter[0] += 1
     if stop[0] != 0:
         return UNKNOWN_SCORE
     if counter[1] > 0 and counter[0] > counter[1]:
         return UNKNOWN_SCORE
-    if first_five_point(cells, near, geo, c) >= 0:
-        return WIN - ply - 1
     opp = 3 - c
-    fbuf = np.empty(4, dtype=np.int64)
-    nf = five_points(cells, near, geo, opp, fbuf)
+    fbuf = np.empty(16, dtype=np.int64)
+    if ply <= 1:
+        if first_five_point(cells, near, geo, c) >= 0:
+            return WIN - ply - 1
+        nf = five_points(cells, near, geo, opp, fbuf)
+    else:
+        # deeper, a five-square of mine would have been blocked by force one ply ago, and the
+        # opponent's can only come from its last stone: no board scans needed
+        nf = _distinct(fbuf, five_points_through(cells, geo, last, opp, fbuf, 0))
     if nf >= 2:
         return -(WIN - ply - 2)
     if ply >= MAX_PLY:
@@ -152,7 +162,7 @@ def negamax(cells, near, geo, c, depth, alpha, beta, ply, zob, hkey, ev, att, df
         scores = np.empty(512, dtype=np.float64)
         n = ordered_moves(cells, near, geo, c, att, dfn, moves, scores, params[P_NODE_WIDTH])
         child_depth = depth - 1
-        if tt_best >= 0:
+        if tt_best > 0:
             for i in range(n):
                 if moves[i] == tt_best:
                     for j in range(i, 0, -1):
@@ -168,7 +178,7 @@ def negamax(cells, near, geo, c, depth, alpha, beta, ply, zob, hkey, ev, att, df
     for i in range(n):
         p = moves[i]
         _make(cells, near, geo, p, c, zob, hkey, ev, brd)
-        v = negamax(cells, near, geo, opp, child_depth, -beta, -alpha, ply + 1, zob, hkey, ev,
+        v = negamax(cells, near, geo, opp, child_depth, -beta, -alpha, ply + 1, p, zob, hkey, ev,
                     att, dfn, brd, tt_key, tt_val, tt_depth, tt_flag, tt_move, params, stop, counter)
         _unmake(cells, near, geo, p, c, zob, hkey, ev, brd)
         if v == UNKNOWN_SCORE:
@@ -201,6 +211,22 @@ def negamax(cells, near, geo, c, depth, alpha, beta, ply, zob, hkey, ev, att, df
 
 
 @njit(cache=True, nogil=True)
+def _distinct(buf, n):
+    """Deduplicate buf[:n] in place; returns the number of distinct entries."""
+    m = 0
+    for i in range(n):
+        dup = False
+        for j in range(m):
+            if buf[j] == buf[i]:
+                dup = True
+                break
+        if not dup:
+            buf[m] = buf[i]
+            m += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
 def _static(c, ev, params):
     v = ev[0] if c == 1 else -ev[0]
     v += params[P_TEMPO]
@@ -227,14 +253,14 @@ def search_root(cells, near, geo, c, depth, root_moves, root_scores, n_root, zob
         p = root_moves[i]
         _make(cells, near, geo, p, c, zob, hkey, ev, brd)
         if i == 0:
-            v = negamax(cells, near, geo, opp, depth - 1, -beta, -alpha, ply1, zob, hkey, ev,
+            v = negamax(cells, near, geo, opp, depth - 1, -beta, -alpha, ply1, p, zob, hkey, ev,
                         att, dfn, brd, tt_key, tt_val, tt_depth, tt_flag, tt_move, params, stop, counter)
         else:
             # null-window probe, re-search when it beats the best so far
-            v = negamax(cells, near, geo, opp, depth - 1, -alpha - 1, -alpha, ply1, zob, hkey, ev,
+            v = negamax(cells, near, geo, opp, depth - 1, -alpha - 1, -alpha, ply1, p, zob, hkey, ev,
                         att, dfn, brd, tt_key, tt_val, tt_depth, tt_flag, tt_move, params, stop, counter)
             if v != UNKNOWN_SCORE and -v > alpha:
-                v = negamax(cells, near, geo, opp, depth - 1, -beta, -alpha, ply1, zob, hkey, ev,
+                v = negamax(cells, near, geo, opp, depth - 1, -beta, -alpha, ply1, p, zob, hkey, ev,
                             att, dfn, brd, tt_key, tt_val, tt_depth, tt_flag, tt_move, params, stop, counter)
         _unmake(cells, near, geo, p, c, zob, hkey, ev, brd)
         if v == UNKNOWN_SCORE:

@@ -236,12 +236,19 @@ class MctsSearcher:
             return
         moves = np.zeros(size, dtype=np.int64)
         values = np.zeros(size, dtype=np.int64)
-        counter = np.zeros(2, dtype=np.int64)
-        n = root_values(cells, near, geo, side, self.config.k, moves, values, stop, counter)
-        out.minimax_runs += 1
+        depth = self.config.k
+        while True:
+            counter = np.zeros(2, dtype=np.int64)
+            n = root_values(cells, near, geo, side, depth, moves, values, stop, counter)
+            out.minimax_runs += 1
+            if n < 0:
+                out.minimax_seconds += time.monotonic() - t0
+                return
+            # everything loses within `depth` plies: lose as late as possible instead
+            if depth <= 2 or any(int(values[i]) >= 0 for i in range(n)):
+                break
+            depth -= 2
         out.minimax_seconds += time.monotonic() - t0
-        if n < 0:
-            return
         known = {int(moves[i]): int(values[i]) for i in range(n)}
         far_value = None
         for i in range(n):

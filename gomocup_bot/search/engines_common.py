@@ -54,6 +54,10 @@ class SearchEngineBase:
     def memory(self, request: SearchRequest) -> tuple[int, int]:
         return memory_split(request.max_memory)
 
+    @staticmethod
+    def memory_for(max_memory: int) -> tuple[int, int]:
+        return memory_split(max_memory)
+
     def search(self, request: SearchRequest, stop: StopFlag) -> SearchResult:
         t0 = time.monotonic()
         view = BoardView(request)

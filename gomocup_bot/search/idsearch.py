@@ -48,9 +48,8 @@ class AlphaBetaSearcher:
         self._weights: dict[int, tuple] = {}
 
     def clear(self) -> None:
-        for arr in self.tt:
-            arr[:] = 0
-        self.tt[4][:] = -1
+        """Forget everything: a fresh (lazily zeroed) table, no page is touched here."""
+        self.tt = AB.make_tt(self.tt[0].shape[0])
 
     def _zobrist(self, size: int):
         if size != self._zob_size:
@@ -155,7 +154,8 @@ class AlphaBetaSearcher:
                 key ^= int(zob[c, p])
                 c = 3 - c
                 slot = key & mask
-                p = int(move_arr[slot]) if int(key_arr[slot]) == key else -1
+                p = int(move_arr[slot]) if int(key_arr[slot]) == key else 0
+                p = p if p > 0 else -1
         finally:
             for q in reversed(pv):
                 remove(cells, near, geo, q)
