@@ -15,7 +15,7 @@ from tournament.schedule import LadderPlanner, gauntlet_plan, match_plan, round_
 from tournament.session import GameConfig, TimeControl
 from tournament.store import Store, StoreError
 
-FAST = GameConfig(time=TimeControl(turn_ms=1000, tolerance_ms=500, late_grace_ms=200), start_timeout=5.0)
+FAST = GameConfig(time=TimeControl(turn_ms=1000, tolerance_ms=1500, late_grace_ms=200), start_timeout=10.0)
 
 
 def test_plans_pair_games_with_colours_swapped() -> None:
