@@ -150,3 +150,37 @@ async def test_ladder_replays_the_missing_half_of_a_pair(tmp_path: Path) -> None
         assert summary.games_played == 1
         replayed = store.games()[3]
     assert (replayed.slot, replayed.black, replayed.white, replayed.opening) == (3, lost.black, lost.white, lost.opening)
+
+
+async def test_gauntlet_against_every_kind_of_misbehaviour(tmp_path: Path) -> None:
+    """Each misbehaving brain loses both its games for the right recorded reason; the gauntlet goes on."""
+    from protocol.rules import RENJU
+    from tournament.openings import EMPTY_OPENING
+
+    opponents = {
+        "crash-start": (["--mode", "crash-start"], {Ending.START_FAILED}),
+        "no-start": (["--mode", "no-start"], {Ending.START_FAILED}),
+        "crash": (["--mode", "crash", "--at", "2"], {Ending.CRASH}),
+        "exit-idle": (["--mode", "exit-idle", "--at", "2"], {Ending.CRASH}),
+        "hang": (["--mode", "hang", "--at", "2"], {Ending.TIME_TURN}),
+        "late": (["--mode", "slow", "--at", "1", "--sleep", "2.2"], {Ending.TIME_TURN}),
+        "garbage": (["--mode", "garbage", "--at", "1"], {Ending.BAD_REPLY}),
+        "occupied": (["--mode", "occupied", "--at", "2"], {Ending.OCCUPIED}),
+        "offboard": (["--mode", "offboard", "--at", "1"], {Ending.OFF_BOARD}),
+        # as black it makes a double three on its fifth move; as white it just loses to the champion's five
+        "foul": (["--mode", "script", "--moves", "5,7 6,7 7,5 7,6 7,7"], {Ending.FOUL_DOUBLE_THREE, Ending.FIVE}),
+    }
+    engines = [fake_spec("champion", "--row", "0")] + [fake_spec(name, "--row", "9", *args) for name, (args, _) in opponents.items()]
+    tc = TimeControl(turn_ms=500, tolerance_ms=1000, late_grace_ms=200)
+    config = GameConfig(rules=RENJU, time=tc, start_timeout=2.0)
+    settings = TournamentSettings("gauntlet", engines, config, pairs=1, openings=[EMPTY_OPENING], concurrency=2)
+    with Store(tmp_path / "g.sqlite") as store:
+        settings = prepare_store(store, settings, resume=False)
+        summary = await run_tournament(settings, store)
+        games = store.games()
+    assert summary.games_played == 20 and sorted(g.slot for g in games) == list(range(20))
+    for name, (_, endings) in opponents.items():
+        mine = [g for g in games if name in (g.black, g.white)]
+        assert len(mine) == 2
+        assert all(g.winner == "champion" for g in mine), [(g.black, g.white, g.ending, g.detail) for g in mine]
+        assert {g.ending for g in mine} == endings, (name, [(g.ending, g.detail) for g in mine])
