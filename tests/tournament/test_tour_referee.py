@@ -193,3 +193,69 @@ def test_from_rows() -> None:
     board = Board.from_rows(["x.o", "#..", "..X"])
     assert (board.width, board.height) == (3, 3)
     assert board.get(0, 0) == BLACK and board.get(2, 0) == WHITE and board.get(0, 1) == 3 and board.get(2, 2) == BLACK
+
+
+# ---------------------------------------------------------------- property check against a window-based oracle
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _window_oracle(board: Board, x: int, y: int, colour: int, rules: Rules, k: int) -> bool:
+    """Winning lines described with fixed-length windows instead of maximal runs (an independent formulation)."""
+    opponent = WHITE if colour == BLACK else BLACK
+
+    def cell(cx: int, cy: int) -> int | None:
+        if (cx, cy) == (x, y):
+            return colour
+        return board.get(cx, cy) if board.inside(cx, cy) else None
+
+    for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
+        for length in (k, k + 1):
+            for shift in range(length):
+                sx, sy = x - shift * dx, y - shift * dy
+                squares = [(sx + i * dx, sy + i * dy) for i in range(length)]
+                if not all(cell(cx, cy) == colour for cx, cy in squares):
+                    continue
+                before = cell(sx - dx, sy - dy)
+                after = cell(sx + length * dx, sy + length * dy)
+                exact = length == k and before != colour and after != colour
+                if length == k + 1:  # an overline exists through (x, y)
+                    if rules.renju:
+                        if colour == WHITE:
+                            return True
+                    elif rules.caro:
+                        if not rules.exact_five:
+                            return True
+                    elif not rules.exact_five:
+                        return True
+                    continue
+                if rules.renju:
+                    if colour == WHITE or exact:
+                        return True
+                elif rules.caro:
+                    if exact and not (before == opponent and after == opponent):
+                        return True
+                elif rules.exact_five:
+                    if exact:
+                        return True
+                else:
+                    return True
+    return False
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    cells=st.lists(st.sampled_from([0, 0, 1, 1, 2]), min_size=49, max_size=49),
+    x=st.integers(0, 6),
+    y=st.integers(0, 6),
+    colour=st.sampled_from([BLACK, WHITE]),
+    rules=st.sampled_from([FREESTYLE, EXACT_FIVE, RENJU, CARO, CARO_EXACT]),
+    k=st.sampled_from([3, 4, 5]),
+)
+def test_makes_win_agrees_with_a_window_oracle(cells, x, y, colour, rules, k) -> None:
+    board = Board(7, 7)
+    for i, c in enumerate(cells):
+        if c:
+            board.set(i % 7, i // 7, c)
+    board.set(x, y, 0)
+    assert makes_win(board, x, y, colour, rules, k) == _window_oracle(board, x, y, colour, rules, k)
