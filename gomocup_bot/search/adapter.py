@@ -22,6 +22,22 @@ MB = 1024 * 1024
 BASE_PROCESS_BYTES = 170 * MB
 
 
+def renju_fouls(position, geo) -> set[int]:
+    """Black's forbidden squares (search indices), from the core's exact renju rules."""
+    from gomocup_bot.core.board import board_from_stones, pos_x, pos_y
+    from gomocup_bot.core.constants import RULE_RENJU
+    from gomocup_bot.core.rules import forbidden_points
+
+    try:
+        b = board_from_stones(position.width, position.height, position.stones, 5, RULE_RENJU)
+        out = np.zeros(position.width * position.height + 1, dtype=np.int32)
+        n = forbidden_points(b, out)
+        return {to_index(int(pos_x(b, int(q))), int(pos_y(b, int(q))), geo) for q in out[:n]}
+    except Exception:  # noqa: BLE001 -- a core failure must not cost the move; log it loudly
+        log.exception("renju foul check failed; black's fouls are not filtered this move")
+        return set()
+
+
 @dataclass
 class Budget:
     soft: float
@@ -61,6 +77,9 @@ class BoardView:
         self.cells, self.near, self.geo = board_from_position(pos)
         self.excluded = {to_index(x, y, self.geo) for x, y in request.excluded
                          if 0 <= x < pos.width and 0 <= y < pos.height}
+        # renju: black's fouls are illegal, not merely avoided (judged by the engine core)
+        self.forbidden = renju_fouls(pos, self.geo) if (pos.rules.renju and self.side == 1) else set()
+        self.excluded |= self.forbidden
 
     def index(self, move: Move) -> int:
         return to_index(move[0], move[1], self.geo)
@@ -69,11 +88,11 @@ class BoardView:
         return to_xy(int(p), self.geo)
 
     def is_legal(self, p: int) -> bool:
-        return 0 <= p < self.cells.shape[0] and int(self.cells[p]) == 0
+        return 0 <= p < self.cells.shape[0] and int(self.cells[p]) == 0 and p not in self.forbidden
 
     def fallback(self) -> int:
         """A legal square, not excluded if avoidable: the centre, else the first candidate."""
-        empties = [int(p) for p in np.nonzero(self.cells == 0)[0]]
+        empties = [int(p) for p in np.nonzero(self.cells == 0)[0] if int(p) not in self.forbidden]
         if not empties:
             return -1
         allowed = [p for p in empties if p not in self.excluded] or empties

@@ -155,3 +155,33 @@ def test_level_one_searches_less_than_full_strength():
     strong = _ask(FullEngine(tactics=False, backend="mcts"), pos, budget=1.0)
     assert weak.nodes <= 200 < strong.nodes
     assert weak.move not in pos.occupied()
+
+
+def test_renju_black_never_plays_a_foul_even_when_it_is_the_best_looking_square():
+    from protocol.rules import RENJU
+    from tournament.referee import Board, renju_foul
+
+    # black to move: the crossing square of the diagonal pair and the row pair would make two
+    # open threes at once (a double-three foul) -- the square every threat score likes best
+    rows = P.padded(["...........",
+                     "...........",
+                     "...........",
+                     "...X.......",
+                     "....X......",
+                     "......XX...",
+                     "...........",
+                     "O..........",
+                     "...O.......",
+                     "O......O...",
+                     "..........."])
+    pos = P.parse(rows, BLACK, rules=RENJU)
+    ref = Board.from_rows(rows)
+    fouls = {(x, y) for y in range(15) for x in range(15)
+             if ref.get(x, y) == 0 and renju_foul(ref, x, y) is not None}
+    assert fouls, "the position must contain a foul square"
+    # under freestyle the same square is the brain's choice: the filter is what keeps it out
+    assert _ask(FullEngine(), P.parse(rows, BLACK), budget=0.3).move in fouls
+    for engine in (FullEngine(), MinimaxEngine(), MctsPlainEngine()):
+        res = _ask(engine, pos, budget=0.3)
+        assert res.move not in fouls, engine.name
+        assert res.move not in pos.occupied()
