@@ -155,7 +155,7 @@ class BrainSession:
             return self._dispatch(cmd)
         except Exception:  # pragma: no cover - a bug, but the brain must keep answering
             log.exception("internal error while handling %r", cmd)
-            return _error("internal error")
+            return Send() if isinstance(cmd, m.Info) else _error("internal error")
 
     def _dispatch(self, cmd: m.Command | m.ProtocolError) -> Action:
         match cmd:

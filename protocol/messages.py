@@ -85,7 +85,7 @@ class Info:
     def int_value(self) -> int | None:
         """The value as an integer, or None if it is not one."""
         text = self.value.strip()
-        if text[:1] in "+-":
+        if text[:1] in ("+", "-"):
             sign, digits = text[0], text[1:]
         else:
             sign, digits = "", text

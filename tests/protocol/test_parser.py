@@ -180,3 +180,12 @@ def test_parse_reply(line, expected):
 @pytest.mark.parametrize("line", ["", "hello", "7,7,1", "SUGGEST", "FORBID 091.", 'name="x" junk', "OK then"])
 def test_parse_reply_rejects_other_lines(line):
     assert isinstance(parse_reply(line), m.ProtocolError)
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [("30000", 30000), ("-5", -5), ("+7", 7), (" 12 ", 12), ("", None), ("-", None), ("1.5", None), ("abc", None),
+     ("١٢", None), ("9" * 30, None)],
+)
+def test_info_int_value(value, expected):
+    assert m.Info("timeout_turn", value).int_value() == expected

@@ -1,0 +1,249 @@
+"""`run_brain` in-process over an in-memory line stream: concurrency behaviour.
+
+The engine here is a deliberately slow but honest one: it "thinks" until its soft deadline or its
+stop flag, reporting progress, then plays the first empty square. That makes the runner's
+mid-search behaviour (YXSTOP, END, INFO, cancellation, search slots) observable and timeable.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+import trio
+import trio.testing
+
+from gomocup_bot.brain import BrainOptions, run_brain
+from gomocup_bot.engine import SearchInfo, SearchRequest, SearchResult, StopFlag
+from protocol import messages as m
+from protocol.parser import parse_reply
+from protocol.rules import Rules
+from protocol.transport import StreamLineStream
+
+
+class ThinkingEngine:
+    name = "thinking"
+
+    def __init__(self, ignore_stop: bool = False) -> None:
+        self.ignore_stop = ignore_stop
+        self.searches = 0
+        self.stopped_by_flag = threading.Event()
+        self.running = threading.Event()
+        self.finished = threading.Event()
+        self.new_games = 0
+
+    def prepare(self) -> None:
+        pass
+
+    def new_game(self, width: int, height: int, rules: Rules) -> None:
+        self.new_games += 1
+
+    def search(self, request: SearchRequest, stop: StopFlag) -> SearchResult:
+        self.searches += 1
+        self.finished.clear()
+        self.running.set()
+        pos = request.position
+        empties = pos.empty_squares()
+        best = empties[len(empties) // 2]
+        if request.report:
+            request.report(SearchInfo("refresh"))
+            request.report(SearchInfo("best", move=best))
+        # an engine that ignores its flag also ignores its clock: it would run 3 s past the deadline
+        until = request.limits.hard_deadline + 3 if self.ignore_stop else request.limits.soft_deadline
+        try:
+            while time.monotonic() < until:
+                if stop.is_set() and not self.ignore_stop:
+                    self.stopped_by_flag.set()
+                    break
+                time.sleep(0.002)
+            return SearchResult(move=best)
+        finally:
+            self.running.clear()
+            self.finished.set()
+
+
+class Harness:
+    """The manager's end of an in-memory connection to `run_brain`."""
+
+    def __init__(self, engine: ThinkingEngine, **kwargs) -> None:
+        self.engine = engine
+        manager_side, brain_side = trio.testing.memory_stream_pair()
+        self.lines = StreamLineStream(manager_side)
+        self.brain_stream = StreamLineStream(brain_side)
+        self.kwargs = kwargs
+        self.done = trio.Event()
+
+    async def run(self) -> None:
+        try:
+            await run_brain(self.brain_stream, options=BrainOptions(engine_name="thinking"), engine_factory=lambda: self.engine, **self.kwargs)
+        finally:
+            self.done.set()
+
+    async def send(self, *lines: str) -> None:
+        for line in lines:
+            await self.lines.send_line(line)
+
+    async def read(self, timeout: float = 5.0) -> str:
+        with trio.fail_after(timeout):
+            line = await self.lines.receive_line()
+        assert line is not None
+        return line
+
+
+async def test_yxstop_answers_at_once_with_the_best_move_so_far(nursery):
+    h = Harness(ThinkingEngine())
+    nursery.start_soon(h.run)
+    await h.send("START 15", "INFO timeout_turn 30000")
+    assert await h.read() == "OK"
+    await h.send("BEGIN")
+    await trio.to_thread.run_sync(h.engine.running.wait, 5)
+    await h.send("INFO time_left 1234")  # acted on during the search, never answered
+    start = trio.current_time()
+    await h.send("YXSTOP")
+    line = await h.read()
+    assert trio.current_time() - start < 1.0
+    assert parse_reply(line) == m.MoveReply(112 % 15, 112 // 15)  # the engine's "best so far"
+    assert h.engine.stopped_by_flag.is_set()
+    await h.send("ABOUT")
+    assert (await h.read()).startswith('name="gomocup-bot"')
+    await h.send("END")
+    with trio.fail_after(2):
+        await h.done.wait()
+
+
+async def test_commands_sent_during_a_search_are_answered_in_order(nursery):
+    h = Harness(ThinkingEngine())
+    nursery.start_soon(h.run)
+    await h.send("START 15", "INFO timeout_turn 300")
+    assert await h.read() == "OK"
+    await h.send("BEGIN", "ABOUT", "TURN 0,0")
+    first = parse_reply(await h.read())
+    assert isinstance(first, m.MoveReply)
+    assert (await h.read()).startswith('name="gomocup-bot"')
+    second = parse_reply(await h.read())
+    assert isinstance(second, m.MoveReply) and second != first
+    await h.send("END")
+    with trio.fail_after(2):
+        await h.done.wait()
+
+
+async def test_end_mid_search_stops_the_engine_quickly(nursery):
+    h = Harness(ThinkingEngine())
+    nursery.start_soon(h.run)
+    await h.send("START 15", "INFO timeout_turn 30000", "BEGIN")
+    assert await h.read() == "OK"
+    await trio.to_thread.run_sync(h.engine.running.wait, 5)
+    start = trio.current_time()
+    await h.send("END")
+    with trio.fail_after(2):
+        await h.done.wait()
+    assert trio.current_time() - start < 1.0
+    assert h.engine.stopped_by_flag.is_set()
+
+
+async def test_cancelling_the_session_sets_the_stop_flag():
+    engine = ThinkingEngine()
+    h = Harness(engine)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(h.run)
+        await h.send("START 15", "INFO timeout_turn 30000", "BEGIN")
+        assert await h.read() == "OK"
+        await trio.to_thread.run_sync(engine.running.wait, 5)
+        nursery.cancel_scope.cancel()  # e.g. the TCP client went away
+    assert await trio.to_thread.run_sync(engine.finished.wait, 2)
+    assert engine.stopped_by_flag.is_set()
+
+
+async def test_an_engine_ignoring_its_flag_is_abandoned_at_the_deadline(nursery):
+    engine = ThinkingEngine(ignore_stop=True)
+    h = Harness(engine)
+    nursery.start_soon(h.run)
+    await h.send("START 15", "INFO timeout_turn 1000", "BEGIN")
+    assert await h.read() == "OK"
+    await trio.to_thread.run_sync(engine.running.wait, 5)
+    start = trio.current_time()
+    line = await h.read(timeout=3)
+    # hard deadline (~0.89 s) + the stop grace, then a quick greedy move from the runner
+    assert trio.current_time() - start < 1.6
+    assert parse_reply(line) == m.MoveReply(7, 7)
+    assert engine.running.is_set()  # the abandoned thread is still spinning, as expected
+    await h.send("END")
+    with trio.fail_after(2):
+        await h.done.wait()
+
+
+async def test_no_free_search_slot_gives_a_quick_tactical_answer(nursery):
+    slots = trio.CapacityLimiter(1)
+    await slots.acquire_on_behalf_of("someone else")
+    h = Harness(ThinkingEngine(), search_slots=slots)
+    nursery.start_soon(h.run)
+    await h.send("START 15", "INFO timeout_turn 1000")
+    assert await h.read() == "OK"
+    # our open four: the quick greedy answer must still win
+    await h.send("BOARD", "3,7,1", "4,7,1", "5,7,1", "6,7,1", "3,9,2", "4,9,2", "5,9,2", "6,9,2", "DONE")
+    start = trio.current_time()
+    line = await h.read()
+    assert trio.current_time() - start < 0.95  # inside the 1 s turn
+    assert parse_reply(line) in (m.MoveReply(2, 7), m.MoveReply(7, 7))
+    assert h.engine.searches == 0
+    slots.release_on_behalf_of("someone else")
+    await h.send("TURN 0,0")
+    assert isinstance(parse_reply(await h.read()), m.MoveReply)
+    assert h.engine.searches == 1
+    assert slots.borrowed_tokens == 0
+    await h.send("END")
+    with trio.fail_after(2):
+        await h.done.wait()
+
+
+async def test_realtime_lines_precede_the_move_when_asked(nursery):
+    h = Harness(ThinkingEngine())
+    nursery.start_soon(h.run)
+    await h.send("START 15", "INFO timeout_turn 200", "INFO show_detail 1", "BEGIN")
+    assert await h.read() == "OK"
+    assert await h.read() == "MESSAGE REALTIME REFRESH"
+    assert await h.read() == "MESSAGE REALTIME BEST 7,7"
+    assert await h.read() == "7,7"
+    await h.send("INFO show_detail 0", "TURN 0,0")
+    assert isinstance(parse_reply(await h.read()), m.MoveReply)  # no REALTIME lines now
+    await h.send("END")
+    with trio.fail_after(2):
+        await h.done.wait()
+
+
+async def test_engine_that_fails_to_start_falls_back_to_greedy(nursery):
+    def broken():
+        raise RuntimeError("no numba cache")
+
+    manager_side, brain_side = trio.testing.memory_stream_pair()
+    lines = StreamLineStream(manager_side)
+    done = trio.Event()
+
+    async def run():
+        await run_brain(StreamLineStream(brain_side), options=BrainOptions(engine_name="x"), engine_factory=broken)
+        done.set()
+
+    nursery.start_soon(run)
+    await lines.send_line("START 15")
+    assert await lines.receive_line() == "OK"
+    await lines.send_line("INFO timeout_turn 2000")
+    await lines.send_line("BEGIN")
+    assert await lines.receive_line() == "7,7"
+    await lines.send_line("ABOUT")
+    about = parse_reply(await lines.receive_line())
+    assert isinstance(about, m.AboutReply) and about.get("engine", ) == "greedy (fallback: x failed to start)"
+    await lines.send_line("END")
+    with trio.fail_after(2):
+        await done.wait()
+
+
+async def test_end_of_input_ends_the_session(nursery):
+    h = Harness(ThinkingEngine())
+    nursery.start_soon(h.run)
+    await h.send("START 15", "INFO timeout_turn 30000", "BEGIN")
+    await h.lines.stream.send_eof()
+    assert await h.read() == "OK"
+    start = trio.current_time()
+    assert isinstance(parse_reply(await h.read()), m.MoveReply)  # answered at once, not in 30 s
+    assert trio.current_time() - start < 1.0
+    with trio.fail_after(2):
+        await h.done.wait()
