@@ -215,6 +215,10 @@ class Relay:
                 if self.remote is stream:
                     await self._lost(reason)
                 return
+            if is_reply(line) and not self.tracker.owed:
+                # Nobody asked (e.g. the server closing an idle connection): a bare ERROR here would
+                # be taken by the manager as the answer to its next command.
+                line = f"MESSAGE server {self.where} said: {line}"
             self.tracker.observe_reply(line)
             await self.local.send_line(line)
 
