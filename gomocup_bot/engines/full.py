@@ -51,6 +51,7 @@ class FullEngine(SearchEngineBase):
         self._sizes = (0, 0)
 
     def prepare(self) -> None:
+        self.warm_parts = ("tactics", "alphabeta" if self.backend == "ab" else "mcts")
         super().prepare()
         self._searchers_for(0)
 
@@ -158,8 +159,12 @@ class FullEngine(SearchEngineBase):
         return pv
 
     def _search_ab(self, request, stop, view, budget, allowed) -> SearchResult:
+        shown = {"move": -1}
+
         def on_iteration(out):
-            report(request, "best", view, out.move, depth=out.depth, nodes=out.nodes)
+            if out.move != shown["move"]:  # one line per change of mind, not per iteration
+                shown["move"] = out.move
+                report(request, "best", view, out.move, depth=out.depth, nodes=out.nodes)
 
         t0 = time.monotonic()
         out = self._ab.search(view.cells, view.near, view.geo, view.side, stop.array,

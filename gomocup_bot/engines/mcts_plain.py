@@ -16,6 +16,7 @@ from gomocup_bot.search.policy import child_mean, ranked_children
 
 class MctsPlainEngine(SearchEngineBase):
     name = "mcts-plain"
+    warm_parts = ("mcts-plain",)
 
     def __init__(self, level=None, **options) -> None:
         super().__init__(level, **options)

@@ -19,6 +19,7 @@ from gomocup_bot.search.tactics import analyse_root
 
 class MinimaxEngine(SearchEngineBase):
     name = "minimax"
+    warm_parts = ("tactics", "alphabeta")
 
     def __init__(self, level=None, **options) -> None:
         super().__init__(level, **options)
@@ -57,8 +58,12 @@ class MinimaxEngine(SearchEngineBase):
             allowed = plan.allowed
             lost = plan.losing
 
+        shown = {"move": -1}
+
         def on_iteration(out):
-            report(request, "best", view, out.move, depth=out.depth, nodes=out.nodes)
+            if out.move != shown["move"]:  # one line per change of mind, not per iteration
+                shown["move"] = out.move
+                report(request, "best", view, out.move, depth=out.depth, nodes=out.nodes)
 
         t0 = time.monotonic()
         out = self._searcher.search(view.cells, view.near, view.geo, view.side, stop.array,

@@ -38,11 +38,13 @@ class SearchEngineBase:
             log.warning("option %s=%r is not a %s; using %r", key, v, kind.__name__, default)
             return default
 
+    warm_parts: tuple[str, ...] = ("tactics", "alphabeta", "mcts", "mcts-plain")
+
     def prepare(self) -> None:
         if not self._prepared:
             from gomocup_bot.search.warm import warm_up
 
-            warm_up()
+            warm_up(self.warm_parts)
             self._prepared = True
 
     def new_game(self, width: int, height: int, rules) -> None:  # noqa: ARG002 -- per-engine state

@@ -1,30 +1,45 @@
-"""Run every search kernel once on a tiny position so numba loads (or compiles) them up front.
+"""Run the search kernels an engine needs once on a tiny position, so numba loads (or compiles)
+them before the first real search.
 
-Called from `Engine.prepare()` off the event loop: the first real search then pays nothing.
+Called from `Engine.prepare()` off the event loop. Only the parts an engine uses are loaded:
+loading a cached kernel still costs milliseconds, and the brain answers with a quick fallback
+until `prepare` is done.
 """
 from __future__ import annotations
 
 import numpy as np
 
-_done = False
+TACTICS, ALPHABETA, MCTS, MCTS_PLAIN = "tactics", "alphabeta", "mcts", "mcts-plain"
+_done: set[str] = set()
 
 
-def warm_up() -> None:
-    global _done
-    if _done:
+def warm_up(parts: tuple[str, ...] = (TACTICS, ALPHABETA, MCTS, MCTS_PLAIN)) -> None:
+    todo = [p for p in parts if p not in _done]
+    if not todo:
         return
     from gomocup_bot.search.board import new_board, place, to_index
-    from gomocup_bot.search.driver import MctsConfig, MctsSearcher
-    from gomocup_bot.search.idsearch import AlphaBetaSearcher
-    from gomocup_bot.search.tactics import analyse_root
 
     cells, near, geo = new_board(7, 7)
     for i, (x, y) in enumerate([(3, 3), (3, 4), (4, 3), (2, 2)]):
         place(cells, near, geo, to_index(x, y, geo), 1 + i % 2)
     stop = np.zeros(1, dtype=np.int32)
-    analyse_root(cells, near, geo, 1, stop, None, vcf_nodes=200, defence_nodes=50)
-    for cfg in (MctsConfig(), MctsConfig(playout="depth"), MctsConfig.baseline(trigger="triggered")):
-        MctsSearcher(cfg, 4096).run(cells, near, geo, 1, stop, max_iterations=64)
-    AlphaBetaSearcher(1 << 16).search(cells, near, geo, 1, stop, soft_deadline=None, hard_deadline=None,
-                                      max_depth=2)
-    _done = True
+    if TACTICS in todo:
+        from gomocup_bot.search.tactics import analyse_root
+
+        analyse_root(cells, near, geo, 1, stop, None, vcf_nodes=200, defence_nodes=50)
+    if ALPHABETA in todo:
+        from gomocup_bot.search.idsearch import AlphaBetaSearcher
+
+        AlphaBetaSearcher(1 << 16).search(cells, near, geo, 1, stop, soft_deadline=None, hard_deadline=None,
+                                          max_depth=3)
+    if MCTS in todo or MCTS_PLAIN in todo:
+        from gomocup_bot.search.driver import MctsConfig, MctsSearcher
+
+        configs = []
+        if MCTS in todo:
+            configs.append(MctsConfig())
+        if MCTS_PLAIN in todo:
+            configs.append(MctsConfig.baseline())
+        for cfg in configs:
+            MctsSearcher(cfg, 4096).run(cells, near, geo, 1, stop, max_iterations=64)
+    _done.update(todo)
