@@ -214,7 +214,7 @@ class BotServer:
 
     async def _refuse_raw(self, sock: trio.SocketStream, reason: str) -> None:
         """Tell a refused client why (bounded: a client that does not read is simply dropped)."""
-        with trio.move_on_after(1.0):
+        with trio.move_on_after(0.5):
             try:
                 await sock.send_all(f"ERROR {reason}\n".encode("utf-8"))
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):

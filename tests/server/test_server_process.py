@@ -107,20 +107,28 @@ def test_bad_limits_are_refused_at_start(tmp_path):
 
 
 @pytest.mark.slow
-async def test_sigterm_mid_search_of_a_real_engine_exits_within_a_second(tmp_path):
-    # mcts-plain runs numba kernels in a worker thread: the stop must reach the kernel, not just trio.
-    server = ServerProcess(tmp_path, "--engine", "mcts-plain", start_timeout=180)
+async def test_real_searches_leave_the_server_responsive_and_stop_on_sigterm(tmp_path):
+    # mcts-plain runs numba kernels in worker threads: both slots busy must not stall the event
+    # loop, and SIGTERM must reach the kernels (through their stop flags), not just trio.
+    server = ServerProcess(tmp_path, "--engine", "mcts-plain", "--search-slots", "2", start_timeout=180)
     try:
-        client = await Client.open(server.port)
-        assert await client.ask("START 15") == "OK"
-        await client.send("INFO timeout_turn 30000", "BEGIN")
-        await trio.sleep(0.5)  # well inside the search
+        searching = [await Client.open(server.port) for _ in range(2)]
+        for client in searching:
+            assert await client.ask("START 15") == "OK"
+            await client.send("INFO timeout_turn 30000", "BEGIN")
+        await trio.sleep(0.5)  # both searches under way
+        newcomer = await Client.open(server.port)
+        asked = time.monotonic()
+        assert (await newcomer.ask("ABOUT")).startswith('name="gomocup-bot"')
+        assert await newcomer.ask("START 20") == "OK"
+        assert time.monotonic() - asked < 1.0  # typically a few ms
         sent = time.monotonic()
         server.signal(signal.SIGTERM)
-        assert await client.closed_by_server(timeout=5) == ["MESSAGE server shutting down"]
+        for client in (*searching, newcomer):
+            assert await client.closed_by_server(timeout=5) == ["MESSAGE server shutting down"]
         returncode = await trio.to_thread.run_sync(server.proc.wait, 5)
         assert time.monotonic() - sent < 2.0
-        assert returncode == 0  # 1 would mean the search outlived the shutdown grace
-        assert "counters (shutdown): sessions=1 active=0 moves=0" in server.log()
+        assert returncode == 0  # 1 would mean a search outlived the shutdown grace
+        assert "counters (shutdown): sessions=3 active=0 moves=0" in server.log()
     finally:
         server.stop()
