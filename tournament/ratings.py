@@ -44,8 +44,28 @@ class GameScore:
 
     a: Hashable
     b: Hashable
-    score_a: float
-    weight: float = 1.0  # how many games this entry stands for (virtual games may be fractional)
+    score_a: float  # mean score of `a` over the games this entry stands for
+    weight: float = 1.0  # how many games this entry stands for
+    virtual: bool = False  # a prior or a placeholder: shapes the fit, not counted as played
+
+
+class Tally:
+    """Games and points per ordered couple, kept up to date game by game so refits stay cheap."""
+
+    def __init__(self) -> None:
+        self.games: dict[tuple[Hashable, Hashable], float] = {}
+        self.points: dict[tuple[Hashable, Hashable], float] = {}
+
+    def add(self, a: Hashable, b: Hashable, score_a: float) -> None:
+        self.games[(a, b)] = self.games.get((a, b), 0.0) + 1.0
+        self.points[(a, b)] = self.points.get((a, b), 0.0) + score_a
+
+    def met(self, a: Hashable, b: Hashable) -> float:
+        """Games played between a and b, either way round."""
+        return self.games.get((a, b), 0.0) + self.games.get((b, a), 0.0)
+
+    def scores(self) -> list[GameScore]:
+        return [GameScore(a, b, self.points[(a, b)] / n, weight=n) for (a, b), n in self.games.items() if a != b]
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
@@ -96,7 +116,7 @@ def fit_ratings(
     # aggregate per ordered pair: games and points for the first
     pair_games: dict[tuple[int, int], float] = {}
     pair_points: dict[tuple[int, int], float] = {}
-    game_count = [0] * n
+    game_count = [0.0] * n
     points = [0.0] * n
     for g in games:
         i, j = index[g.a], index[g.b]
@@ -105,11 +125,11 @@ def fit_ratings(
         key, s = ((i, j), g.score_a) if i < j else ((j, i), 1.0 - g.score_a)
         pair_games[key] = pair_games.get(key, 0.0) + g.weight
         pair_points[key] = pair_points.get(key, 0.0) + s * g.weight
-        if g.weight == 1.0:  # real games; virtual ones only shape the fit
-            game_count[i] += 1
-            game_count[j] += 1
-            points[i] += g.score_a
-            points[j] += 1.0 - g.score_a
+        if not g.virtual:
+            game_count[i] += g.weight
+            game_count[j] += g.weight
+            points[i] += g.score_a * g.weight
+            points[j] += (1.0 - g.score_a) * g.weight
     if prior_draws > 0:
         for key in pair_games:
             pair_games[key] += prior_draws
@@ -155,7 +175,7 @@ def fit_ratings(
         var = cov[i][i]
         unbounded = abs(r[i]) > 15.0 or not math.isfinite(var) or var < 0
         error = math.inf if unbounded else Z95 * math.sqrt(var) * ELO_SCALE
-        ratings[p] = Rating(r[i] * ELO_SCALE, error, game_count[i], points[i])
+        ratings[p] = Rating(r[i] * ELO_SCALE, error, int(round(game_count[i])), points[i])
         for j, q in enumerate(players):
             covariance[(p, q)] = cov[i][j] * ELO_SCALE**2
     return ratings, covariance

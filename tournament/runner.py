@@ -24,10 +24,19 @@ from tournament.export import write_game
 from tournament.game import play_game
 from tournament.openings import Opening, OpeningBook, parse_offset_line
 from tournament.progress import Progress, format_duration
-from tournament.ratings import SprtResult, fit_ratings, GameScore, sprt_pentanomial, sprt_trinomial
+from tournament.ratings import SprtResult, Tally, fit_ratings, sprt_pentanomial, sprt_trinomial
 from tournament.record import GameRecord
 from tournament.referee import GameReferee
-from tournament.schedule import LadderPlanner, Slot, gauntlet_plan, match_plan, pair_for_slot, remaining, round_robin_plan
+from tournament.schedule import (
+    LadderPlanner,
+    Slot,
+    gauntlet_plan,
+    match_plan,
+    pair_for_slot,
+    remaining,
+    round_robin_plan,
+    tally_of,
+)
 from tournament.session import EnginePool, GameConfig, TimeControl
 from tournament.store import Store, StoreError
 
@@ -227,20 +236,21 @@ def sprt_state(games: list[GameRecord], engine: str, sprt: SprtSettings) -> Sprt
     return sprt_pentanomial(counts, sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta)
 
 
-def progress_text(games: list[GameRecord], done: int, total: int | None, elapsed: float, played_now: int, sprt: SprtResult | None, engines: list[str]) -> str:
+def progress_text(games: list[GameRecord], tally: Tally, total: int | None, elapsed: float, played_now: int, sprt: SprtResult | None, engines: list[str]) -> str:
+    done = len(games)
     parts = [f"games {done}/{total}" if total else f"games {done}"]
     if len(engines) == 2:
         a, b = engines
         w = sum(1 for g in games if g.winner == a)
         l = sum(1 for g in games if g.winner == b)
         d = sum(1 for g in games if g.winner is None and {g.black, g.white} == {a, b})
-        ratings, _ = fit_ratings([GameScore(g.black, g.white, g.score_for(g.black)) for g in games], prior_draws=1.0)
+        ratings, _ = fit_ratings(tally.scores(), prior_draws=1.0)
         diff = ratings[a].elo - ratings[b].elo if a in ratings and b in ratings else 0.0
         err = 2 * ratings[a].error95 if a in ratings else float("inf")
         parts.append(f"{a} {w + d / 2:g}-{l + d / 2:g} {b} (+{w}={d}-{l})")
         parts.append(f"Elo {diff:+.0f} ± {err:.0f}" if err != float("inf") else f"Elo {diff:+.0f}")
     elif games:
-        ratings, _ = fit_ratings([GameScore(g.black, g.white, g.score_for(g.black)) for g in games], prior_draws=1.0)
+        ratings, _ = fit_ratings(tally.scores(), prior_draws=1.0)
         leader = max(ratings, key=lambda n: ratings[n].elo)
         parts.append(f"leader {leader} {ratings[leader].elo:+.0f} ± {ratings[leader].error95:.0f}")
     if sprt is not None:
@@ -299,6 +309,7 @@ async def run_tournament(
         if summary.sprt.decision:
             stop_reason = f"sprt {summary.sprt.decision}"
     in_flight: Counter = Counter()
+    tally = tally_of(games)
     played_now = 0
     started_new = 0
 
@@ -317,7 +328,7 @@ async def run_tournament(
         if settings.max_seconds is not None and time.monotonic() - wall0 >= settings.max_seconds:
             stop_reason = "time limit"
             return None
-        a, b = planner.choose(games, in_flight)
+        a, b = planner.choose(tally, in_flight)
         pair = next_pair
         next_pair += 1
         todo.append(pair_for_slot(2 * pair + 1, (a, b)))
@@ -325,7 +336,9 @@ async def run_tournament(
         return pair_for_slot(2 * pair, (a, b))
 
     def show() -> None:
-        text = progress_text(games, len(games), total, time.monotonic() - wall0, played_now, summary.sprt, names)
+        if not progress.enabled:
+            return
+        text = progress_text(games, tally, total, time.monotonic() - wall0, played_now, summary.sprt, names)
         if ladder and settings.max_seconds is not None and not stop_reason:
             text += f" | new pairs for {format_duration(max(0.0, settings.max_seconds - (time.monotonic() - wall0)))}"
         elif stop_reason:
@@ -354,6 +367,7 @@ async def run_tournament(
                 log.warning("slot %d was already stored; result ignored", slot.slot)
                 continue
             games.append(record)
+            tally.add(record.black, record.white, record.score_for(record.black))
             played_now += 1
             if settings.psq_dir or settings.sgf_dir:
                 write_game(record, settings.psq_dir, settings.sgf_dir)

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable
 
-from tournament.ratings import GameScore, fit_ratings
+from tournament.ratings import GameScore, Tally, fit_ratings
 from tournament.record import GameRecord
 
 
@@ -79,18 +79,15 @@ class LadderPlanner:
             raise ValueError("a ladder needs at least two engines")
         self.engines = list(engines)
 
-    def choose(self, games: list[GameRecord], in_flight: Counter) -> tuple[str, str]:
-        scores = [GameScore(g.black, g.white, g.score_for(g.black)) for g in games if g.black in self.engines and g.white in self.engines]
+    def choose(self, tally: Tally, in_flight: Counter) -> tuple[str, str]:
+        """The couple to play next, given every stored result (`tally`) and the games being played."""
+        scores = [sc for sc in tally.scores() if sc.a in self.engines and sc.b in self.engines]
         for (a, b), count in in_flight.items():
-            scores += [GameScore(a, b, 0.5)] * count
+            if count:
+                scores.append(GameScore(a, b, 0.5, weight=count, virtual=True))
         for a, b in itertools.combinations(self.engines, 2):
-            scores.append(GameScore(a, b, 0.5, weight=0.25))
+            scores.append(GameScore(a, b, 0.5, weight=0.25, virtual=True))
         ratings, cov = fit_ratings(scores)
-        met = Counter()
-        for g in games:
-            met[frozenset((g.black, g.white))] += 1
-        for (a, b), count in in_flight.items():
-            met[frozenset((a, b))] += count
         best, best_value = None, -1.0
         for a, b in itertools.combinations(self.engines, 2):
             var = cov[(a, a)] + cov[(b, b)] - 2 * cov[(a, b)]
@@ -98,11 +95,19 @@ class LadderPlanner:
                 var = 1e12
             diff = ratings[a].elo - ratings[b].elo
             p = 1.0 / (1.0 + 10 ** (-diff / 400.0))
-            value = var * p * (1 - p) / (1 + 0.01 * met[frozenset((a, b))])
+            met = tally.met(a, b) + in_flight[(a, b)] + in_flight[(b, a)]
+            value = var * p * (1 - p) / (1 + 0.01 * met)
             if value > best_value + 1e-9:
                 best, best_value = (a, b), value
         assert best is not None
         return best
+
+
+def tally_of(games: Iterable[GameRecord]) -> Tally:
+    tally = Tally()
+    for g in games:
+        tally.add(g.black, g.white, g.score_for(g.black))
+    return tally
 
 
 def pair_for_slot(slot: int, pair_order: tuple[str, str]) -> Slot:

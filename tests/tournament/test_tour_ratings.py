@@ -163,3 +163,19 @@ def test_match_elo_summary() -> None:
     assert elo == pytest.approx(147.19, abs=0.01)
     assert 0 < err < 400
     assert match_elo(0, 0, 0)[1] == math.inf
+
+
+def test_tally_gives_the_same_fit_as_single_games() -> None:
+    from tournament.ratings import Tally
+
+    result = games("A", "B", 6, 2, 2) + games("B", "C", 3, 3, 4) + games("C", "A", 1, 1, 8)
+    tally = Tally()
+    for g in result:
+        tally.add(g.a, g.b, g.score_a)
+    single, _ = fit_ratings(result, prior_draws=1.0)
+    grouped, _ = fit_ratings(tally.scores(), prior_draws=1.0)
+    for name in "ABC":
+        assert grouped[name].elo == pytest.approx(single[name].elo, abs=1e-9)
+        assert grouped[name].error95 == pytest.approx(single[name].error95, abs=1e-9)
+        assert grouped[name].games == single[name].games == 20
+    assert tally.met("A", "C") == 10

@@ -11,7 +11,7 @@ from tournament.endings import Ending
 from tournament.openings import BUILTIN_OPENINGS
 from tournament.record import GameRecord
 from tournament.runner import SprtSettings, TournamentSettings, prepare_store, run_tournament, sprt_state
-from tournament.schedule import LadderPlanner, gauntlet_plan, match_plan, round_robin_plan
+from tournament.schedule import LadderPlanner, gauntlet_plan, match_plan, round_robin_plan, tally_of
 from tournament.session import GameConfig, TimeControl
 from tournament.store import Store, StoreError
 
@@ -113,10 +113,10 @@ def _record(black: str, white: str, result: int, slot: int) -> GameRecord:
 def test_ladder_planner_prefers_uncertain_couples() -> None:
     planner = LadderPlanner(["a", "b", "c"])
     games = [_record("a", "b", i % 3 and 1 or 2, i) for i in range(20)]  # a and b met often
-    first = planner.choose(games, Counter())
+    first = planner.choose(tally_of(games), Counter())
     assert "c" in first  # the engine nobody has seen
     # while a-c is being played, the next choice spreads to b-c
-    second = planner.choose(games, Counter({first: 2}))
+    second = planner.choose(tally_of(games), Counter({first: 2}))
     assert "c" in second and second != first
 
 
