@@ -43,18 +43,18 @@ class ReplyLine:
 
 
 def _split_lines(buffer: bytearray) -> tuple[list[bytes], bytearray]:
-    """Cut complete lines (ended by LF, CR LF or CR) off the front of `buffer`."""
-    lines = []
-    start = 0
-    for i, byte in enumerate(buffer):
-        if byte in (10, 13):
-            lines.append(bytes(buffer[start:i]))
-            start = i + 1
-    rest = buffer[start:]
-    if len(rest) > MAX_LINE_BYTES:
-        lines.append(bytes(rest[:200]))
-        rest = bytearray()
-    return lines, bytearray(rest)
+    """Cut complete lines (ended by LF, CR LF or CR) off the front of `buffer`.
+
+    A CR LF split across two reads yields one extra empty line, which callers skip anyway.
+    """
+    last = max(buffer.rfind(b"\n"), buffer.rfind(b"\r"))
+    if last < 0:
+        if len(buffer) > MAX_LINE_BYTES:
+            return [bytes(buffer[:200])], bytearray()
+        return [], buffer
+    complete = bytes(buffer[: last + 1])
+    lines = complete.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")[:-1]
+    return lines, bytearray(buffer[last + 1 :])
 
 
 class Connection:

@@ -212,3 +212,13 @@ async def test_move_limit_draw_and_output_flood(pool) -> None:
     assert record.ending is Ending.MOVE_LIMIT and record.result == 0 and len(record.moves) == 6
     record = await play(pool, ["--mode", "flood", "--at", "2"], [])
     assert record.ending is Ending.FIVE and record.result == BLACK_WON  # 50000 MESSAGE lines change nothing
+
+
+def test_line_splitting_accepts_every_line_ending() -> None:
+    from tournament.connection import _split_lines
+
+    lines, rest = _split_lines(bytearray(b"OK\r\n7,7\r8,8\nMESSAGE x\r\npartial"))
+    assert [l for l in lines if l] == [b"OK", b"7,7", b"8,8", b"MESSAGE x"]
+    assert rest == bytearray(b"partial")
+    lines, rest = _split_lines(bytearray(b"no end yet"))
+    assert lines == [] and rest == bytearray(b"no end yet")
