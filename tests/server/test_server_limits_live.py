@@ -259,3 +259,33 @@ async def test_each_session_memory_is_capped_unless_the_client_asks_for_less():
             assert await client.ask("BEGIN") == "0,0"
             await client.aclose()
     assert engine.max_memory == [200 * mb, 200 * mb, 200 * mb, 100 * mb]
+
+
+async def test_random_bytes_and_half_valid_commands_never_break_the_server():
+    import random
+
+    rng = random.Random(6)
+    words = ["START", "BEGIN", "TURN", "BOARD", "DONE", "INFO", "RECTSTART", "TAKEBACK", "YXNBEST",
+             "SWAP2BOARD", "YXBLOCK", "PLAY", "RESTART", "ABOUT", "YXSHOWFORBID", "AUTH"]
+    async with serving(brain_handler(), slots=2, max_bad_replies=0) as server:
+        for round_ in range(3):
+            fuzz = await Client.open(server.port)
+            payload = bytearray()
+            for _ in range(150):
+                if rng.random() < 0.5:
+                    args = ",".join(str(rng.randint(-3, 40)) for _ in range(rng.randint(0, 3)))
+                    payload += f"{rng.choice(words)} {args}".encode()
+                else:
+                    payload += bytes(rng.randrange(256) for _ in range(rng.randint(0, 60)))
+                payload += rng.choice([b"\n", b"\r\n", b"\r"])
+            with trio.move_on_after(10):
+                try:
+                    await fuzz.stream.stream.send_all(bytes(payload))
+                    await fuzz.send("END")
+                except trio.BrokenResourceError:
+                    pass
+            await fuzz.closed_by_server(timeout=20)  # it ends (END or limits), it does not hang
+            healthy = await Client.open(server.port)
+            assert (await healthy.ask("ABOUT")).startswith('name="gomocup-bot"'), round_
+            await healthy.aclose()
+        await _wait_for(lambda: server.counters.active == 0)  # every session ended, none stuck

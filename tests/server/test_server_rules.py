@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gomocup_bot.relay import parse_address
 from gomocup_bot.server_guard import requested_board_size
@@ -115,3 +117,16 @@ def test_relay_address_parsing():
     for bad in ("127.0.0.1", ":80", "host:0", "host:http", "host:70000"):
         with pytest.raises(ValueError):
             parse_address(bad)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(max_size=40), max_size=30), st.lists(st.text(max_size=20), max_size=10))
+def test_traffic_reading_never_raises_and_never_owes_a_negative_count(requests, replies):
+    tracker = RequestTracker()
+    for line in requests:
+        requested_board_size(line)
+        tracker.observe_request(line)
+        assert tracker.owed >= 0 and tracker.block_lines >= 0
+    for line in replies:
+        tracker.observe_reply(line)
+        assert tracker.owed >= 0
