@@ -95,6 +95,7 @@ class EngineSession:
     # ---------------------------------------------------------------- launching and starting
     async def _launch(self) -> None:
         self.launches += 1
+        log.info("%s: launching (%s)", self.name, self.spec.text)
         if self.spec.kind == "tcp":
             self.conn = await TcpConnection.connect(self.nursery, self.spec.name, self.spec.host, self.spec.port)
         else:

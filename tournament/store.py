@@ -124,7 +124,7 @@ class Store:
                 raise StoreError(f"engine {name!r} is already in {self.path} as {row[0]!r}; give the new one another label (LABEL=SPEC)")
 
     def engines(self) -> dict[str, str]:
-        return dict(self.conn.execute("SELECT name, spec FROM engines ORDER BY added, name").fetchall())
+        return dict(self.conn.execute("SELECT name, spec FROM engines ORDER BY rowid").fetchall())
 
     # ------------------------------------------------------------------ games
     def record_game(self, game: GameRecord) -> bool:

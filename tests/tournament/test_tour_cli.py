@@ -149,3 +149,19 @@ def test_interrupt_stops_cleanly_and_resume_finishes(tmp_path: Path, signum: int
     assert 2 <= done < 8
     result = run_cli("match", "--db", str(db), "--resume", "--quiet")
     assert result.returncode == 0 and f"this run: {8 - done} games" in result.stdout
+
+
+def test_ladder_with_no_engines_uses_the_builtins(tmp_path: Path) -> None:
+    from tournament.engines import available_builtins
+
+    builtins = available_builtins()
+    assert {"random", "greedy"} <= set(builtins)
+    result = subprocess.run([*CLI, "ladder", "--games", "2", "--quiet"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "ladder.sqlite").exists()  # the default database, in the working directory
+    with sqlite3.connect(tmp_path / "ladder.sqlite") as conn:
+        specs = [row[0] for row in conn.execute("SELECT spec FROM engines ORDER BY rowid")]
+        played = conn.execute("SELECT COUNT(*), COUNT(DISTINCT black) FROM games").fetchone()
+    assert specs == [f"builtin:{name}" for name in builtins]
+    assert played == (2, 2)  # one pair, colours swapped
+    assert "this run: 2 games" in result.stdout and "stopped: game limit" in result.stdout
