@@ -80,6 +80,7 @@ def _add_game_options(p: argparse.ArgumentParser, *, turn: str, match: str, db: 
     g.add_argument("--yxstop", action="store_true", help="send YXSTOP when a move's budget is used up (still scored with the tolerance)")
     g.add_argument("--max-memory", type=float, default=350.0, metavar="MIB", help="memory limit per engine process tree in MiB, 0 = none (default 350, as Gomocup)")
     g.add_argument("--draw-after", default="full", metavar="N|piskvork|full", help="draw when N stones are on the board; piskvork = width*height-25; full = play to a full board (default)")
+    g.add_argument("--suspend-idle", action="store_true", help="stop (SIGSTOP) each engine while its opponent is on move, as GomocupJudge does: no pondering")
     g.add_argument("--start-timeout", type=float, default=15.0, metavar="SEC", help="time to launch an engine and answer START (default 15)")
     o = p.add_argument_group("openings")
     o.add_argument("--openings", default="builtin", metavar="FILE|builtin|none", help="opening file (offset `dx,dy, ...` or pos `h8i9j10` lines), the built-in balanced set (default), or none (empty board)")
@@ -151,6 +152,7 @@ def _settings(kind: str, engines: list, args: argparse.Namespace) -> TournamentS
     game = GameConfig(
         width=width, height=height, rules=rules, win_length=args.win_length, time=tc,
         max_memory=int(args.max_memory * 2**20), move_limit=move_limit, start_timeout=args.start_timeout,
+        suspend_idle=args.suspend_idle,
     )
     sprt = None
     if getattr(args, "sprt", None):

@@ -92,12 +92,26 @@ async def play_game(
         failure = failures[colour]
         if failure is not None:
             return loss(colour, failure.ending, failure.detail)
+    try:
+        return await _play_moves(config, referee, sides, moves, finish, loss)
+    finally:
+        for session in sides.values():
+            session.set_suspended(False)
 
+
+async def _play_moves(config: GameConfig, referee: GameReferee, sides: dict, moves: list, finish, loss) -> GameRecord:  # noqa: ANN001
+    """The move loop: ask, time, judge, until the game is decided."""
+    if config.suspend_idle:
+        for session in sides.values():
+            session.set_suspended(True)
     while True:
         colour = referee.to_move
         mover, other = sides[colour], sides[WHITE if colour == BLACK else BLACK]
         command = _position_command(referee, colour) if not mover.synced else m.Turn(*referee.moves[-1])
+        mover.set_suspended(False)
         answer = await mover.request_move(command, config, opponent=other)
+        if config.suspend_idle:
+            mover.set_suspended(True)
         if isinstance(answer, Failure):
             if answer.detail.startswith("opponent:"):
                 return loss(WHITE if colour == BLACK else BLACK, answer.ending, answer.detail[len("opponent:") :])

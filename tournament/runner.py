@@ -117,6 +117,7 @@ class TournamentSettings:
             "max_memory": g.max_memory,
             "move_limit": g.move_limit,
             "start_timeout": g.start_timeout,
+            "suspend_idle": g.suspend_idle,
             "pairs": self.pairs,
             "openings": [o.text() for o in self.openings],
             "opening_order": self.opening_order,
@@ -140,6 +141,7 @@ class TournamentSettings:
             max_memory=data["max_memory"],
             move_limit=data["move_limit"],
             start_timeout=data["start_timeout"],
+            suspend_idle=data.get("suspend_idle", False),
         )
         openings = [parse_offset_line(t) if t != "-" else Opening(()) for t in data["openings"]]
         return cls(

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 import math
+import os
+import signal
 from dataclasses import dataclass, field
 
 import trio
@@ -57,6 +59,7 @@ class GameConfig:
     move_limit: int | None = None  # stones on the board at which the game is drawn; None = full board
     start_timeout: float = 10.0  # seconds to launch and answer START
     game_type: int = 1  # INFO game_type (GomocupJudge sends 1)
+    suspend_idle: bool = False  # SIGSTOP an engine's process group while it is not on move (no pondering)
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,7 @@ class EngineSession:
         self.total_ms = 0  # sum of move times this game
         self.peak_rss = 0
         self.launches = 0
+        self._suspended = False
         self.messages: list[str] = []  # MESSAGE lines of the current move (kept short)
 
     @property
@@ -96,6 +100,7 @@ class EngineSession:
     async def _launch(self) -> None:
         self.launches += 1
         log.info("%s: launching (%s)", self.name, self.spec.text)
+        self._suspended = False
         if self.spec.kind == "tcp":
             self.conn = await TcpConnection.connect(self.nursery, self.spec.name, self.spec.host, self.spec.port)
         else:
@@ -106,9 +111,21 @@ class EngineSession:
 
     async def close(self) -> None:
         if self.conn is not None:
+            self.set_suspended(False)
             await self.conn.close()
             self.conn = None
         self.started = False
+
+    def set_suspended(self, suspended: bool) -> None:
+        """Stop or continue the engine's process group (GomocupJudge's "no pondering"); no-op for remote engines."""
+        conn = self.conn
+        if conn is None or conn.pid is None or conn.closed or suspended == self._suspended:
+            return
+        try:
+            os.killpg(conn.pid, signal.SIGSTOP if suspended else signal.SIGCONT)
+            self._suspended = suspended
+        except (ProcessLookupError, PermissionError):
+            pass
 
     def kill(self) -> None:
         if self.conn is not None:

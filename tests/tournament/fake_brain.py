@@ -37,6 +37,7 @@ def main() -> int:
     ap.add_argument("--no-restart", action="store_true")
     ap.add_argument("--log", default="")
     ap.add_argument("--name", default="fake")
+    ap.add_argument("--ponder-log", default="", help="a background thread appends a line here every 20 ms (pondering)")
     ap.add_argument("--log-env", default="", help="write this environment variable and the cwd into the log at start")
     args = ap.parse_args()
 
@@ -104,6 +105,17 @@ def main() -> int:
         out(f"{x},{y}")
         if misbehave and args.mode == "exit-idle":
             os._exit(0)
+
+    if args.ponder_log:
+        import threading
+
+        def ponder() -> None:
+            with open(args.ponder_log, "a", buffering=1) as f:
+                while True:
+                    f.write(f"{time.time():.3f}\n")
+                    time.sleep(0.02)
+
+        threading.Thread(target=ponder, daemon=True).start()
 
     block: list[str] | None = None
     for raw in sys.stdin:

@@ -222,3 +222,21 @@ def test_line_splitting_accepts_every_line_ending() -> None:
     assert rest == bytearray(b"partial")
     lines, rest = _split_lines(bytearray(b"no end yet"))
     assert lines == [] and rest == bytearray(b"no end yet")
+
+
+@pytest.mark.parametrize("suspend", [False, True])
+async def test_suspend_idle_stops_pondering(pool, tmp_path: Path, suspend: bool) -> None:
+    ponder = tmp_path / "ponder.log"
+    config = GameConfig(time=FAST, suspend_idle=suspend)
+    # black thinks in the background all the time; white takes 1 s over its first move
+    record = await play(pool, ["--ponder-log", str(ponder)], ["--mode", "slow", "--at", "1", "--sleep", "1.0"], config=config)
+    assert record.ending is Ending.FIVE and record.result == BLACK_WON
+    stamps = [float(t) for t in ponder.read_text().split()]
+    white_first = record.moves[1]
+    assert white_first.ms >= 950
+    # white's move took about a second: with black stopped there is a gap that long between its ticks
+    gaps = [b - a for a, b in zip(stamps, stamps[1:])]
+    if suspend:
+        assert max(gaps) >= 0.9, "black was stopped while white thought"
+    else:
+        assert max(gaps) < 0.8, "black kept running while white thought"
