@@ -1,9 +1,10 @@
 """`minimax`: iterative-deepening alpha-beta with a transposition table (Lim's minimax agent).
 
-The same root checks as the full brain run first (win, block, VCF, depth-4 sudden death, the
-defence set against an opponent VCF), so the ladder compares the two search designs and not
-their tactics. Options: ``width`` (moves searched per inner node), ``tactics`` (0 turns the
-root checks off), ``max_depth``.
+The alternative engine of issue 4: ID alpha-beta, bound-flagged transposition table, ordering
+from the previous iteration and the threat score, forced-block extensions -- and nothing else.
+With ``tactics=1`` it runs the full brain's root checks first (win, block, VCF, depth-4 sudden
+death, the defence set), which makes it the full brain's alpha-beta backend. Options: ``width``
+(moves searched per inner node), ``tactics``, ``max_depth``.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ class MinimaxEngine(SearchEngineBase):
         super().__init__(level, **options)
         self.config = AbConfig(node_width=self.option("width", 14, int),
                                max_depth=self.option("max_depth", 30, int))
-        self.tactics = self.option("tactics", True, bool)
+        self.tactics = self.option("tactics", False, bool)
         self._searcher: AlphaBetaSearcher | None = None
         self._tt_bytes = 0
 

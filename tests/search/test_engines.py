@@ -20,8 +20,8 @@ BUDGET = 0.3
 
 
 def _engines():
-    return [FullEngine(), FullEngine(backend="mcts"), MinimaxEngine(),
-            FullEngine(backend="mcts", tactics=False), MinimaxEngine(tactics=False)]
+    return [FullEngine(), FullEngine(backend="mcts"), MinimaxEngine(tactics=True),
+            FullEngine(backend="mcts", tactics=False), MinimaxEngine()]
 
 
 ENGINE_IDS = ["full", "full-mcts", "minimax", "mcts-no-root-checks", "alphabeta-no-root-checks"]
