@@ -1,14 +1,16 @@
 """Typed Gomocup/Piskvork messages, both directions.
 
-Commands travel manager -> brain, replies brain -> manager. Each is a frozen dataclass so a message
-can be compared, hashed and round-tripped through `protocol.encoder` and `protocol.parser`.
+Commands travel manager -> brain, replies brain -> manager. Each is a small immutable value (equal
+by type and fields, hashable, usable in `match` patterns) that round-trips through
+`protocol.encoder` and `protocol.parser`. They are built on `_Value` rather than dataclasses
+because this module is on the brain's START path: ~35 dataclasses cost tens of milliseconds of
+code generation at import, billed to the Gomocup match clock.
 Coordinates are `(x, y)`: x = column, y = row, 0-based, exactly as on the wire; nothing here checks
 them against a board (that is the session's job, it knows the size).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 Point = tuple[int, int]  # (x, y)
 BoardStone = tuple[int, int, int]  # (x, y, field): 1 own, 2 opponent, 3 blocked (continuous game)
@@ -32,53 +34,110 @@ INFO_TEXT_KEYS = frozenset({"folder", "evaluate", "caution_factor"})
 UNLIMITED = 2147483647  # `time_left` / `timeout_*` value meaning "no limit"
 
 
+class _Value:
+    """Immutable record: subclasses list their fields in `__slots__` (defaults in `_defaults`)."""
+
+    __slots__: tuple[str, ...] = ()
+    _defaults: dict[str, Any] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.__match_args__ = cls.__slots__
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        names = self.__slots__
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__} takes {len(names)} fields, got {len(args)}")
+        values = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key not in names or key in values:
+                raise TypeError(f"{type(self).__name__}: unexpected or repeated field {key!r}")
+            values[key] = value
+        for name in names:
+            if name in values:
+                value = values[name]
+            elif name in self._defaults:
+                value = self._defaults[name]
+            else:
+                raise TypeError(f"{type(self).__name__}: missing field {name!r}")
+            object.__setattr__(self, name, value)
+
+    def _astuple(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._astuple() == other._astuple()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self._astuple()))
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({fields})"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), self._astuple())
+
+
+
 # ----------------------------------------------------------------------------- commands
 
 
-@dataclass(frozen=True)
-class Start:
+class Start(_Value):
     """`START n`: new empty n x n board (Yixin's `START w h` is read as `START w`)."""
 
+    __slots__ = ("size",)
     size: int
 
 
-@dataclass(frozen=True)
-class RectStart:
+class RectStart(_Value):
     """`RECTSTART w,h`: new empty rectangular board, width along X."""
 
+    __slots__ = ("width", "height")
     width: int
     height: int
 
 
-@dataclass(frozen=True)
-class Restart:
+class Restart(_Value):
     """`RESTART`: clear the board, keep its size."""
 
+    __slots__ = ()
 
-@dataclass(frozen=True)
-class Begin:
+
+class Begin(_Value):
     """`BEGIN`: the brain plays the first move on the empty board."""
 
+    __slots__ = ()
 
-@dataclass(frozen=True)
-class Turn:
+
+class Turn(_Value):
     """`TURN X,Y`: the opponent played here; reply with our move."""
 
+    __slots__ = ("x", "y")
     x: int
     y: int
 
 
-@dataclass(frozen=True)
-class Board:
+class Board(_Value):
     """`BOARD` block: the whole position (fields 1 own, 2 opponent, 3 blocked); reply a move."""
 
-    stones: tuple[BoardStone, ...] = ()
+    __slots__ = ("stones",)
+    _defaults = {"stones": ()}
+    stones: tuple[BoardStone, ...]
 
 
-@dataclass(frozen=True)
-class Info:
+class Info(_Value):
     """`INFO key value`: a setting; never answered. `key` is lower case, `value` raw text."""
 
+    __slots__ = ("key", "value")
     key: str
     value: str
 
@@ -94,99 +153,110 @@ class Info:
         return int(sign + digits)
 
 
-@dataclass(frozen=True)
-class End:
+class End(_Value):
     """`END`: stop and exit quickly, writing nothing more."""
 
+    __slots__ = ()
 
-@dataclass(frozen=True)
-class About:
+
+class About(_Value):
     """`ABOUT`: reply one `key="value"` line."""
 
+    __slots__ = ()
 
-@dataclass(frozen=True)
-class Takeback:
+
+class Takeback(_Value):
     """`TAKEBACK X,Y`: remove that stone, reply OK."""
 
+    __slots__ = ("x", "y")
     x: int
     y: int
 
 
-@dataclass(frozen=True)
-class Play:
+class Play(_Value):
     """`PLAY X,Y`: after our SUGGEST, play X,Y and echo it."""
 
+    __slots__ = ("x", "y")
     x: int
     y: int
 
 
-@dataclass(frozen=True)
-class Swap2Board:
+class Swap2Board(_Value):
     """`SWAP2BOARD` block: 0, 3 or 5 stones in play order (black first)."""
 
-    stones: tuple[Point, ...] = ()
+    __slots__ = ("stones",)
+    _defaults = {"stones": ()}
+    stones: tuple[Point, ...]
 
 
-@dataclass(frozen=True)
-class YxShowInfo:
+class YxShowInfo(_Value):
     """`YXSHOWINFO`: GUI handshake."""
 
+    __slots__ = ()
 
-@dataclass(frozen=True)
-class YxStop:
+
+class YxStop(_Value):
     """`YXSTOP` (also plain `STOP`): answer with the best move found so far, now."""
 
+    __slots__ = ()
 
-@dataclass(frozen=True)
-class YxBoard:
+
+class YxBoard(_Value):
     """`YXBOARD` block: set the position like BOARD, but reply nothing."""
 
-    stones: tuple[BoardStone, ...] = ()
+    __slots__ = ("stones",)
+    _defaults = {"stones": ()}
+    stones: tuple[BoardStone, ...]
 
 
-@dataclass(frozen=True)
-class YxShowForbid:
+class YxShowForbid(_Value):
     """`YXSHOWFORBID`: reply the renju-forbidden points for black."""
 
+    __slots__ = ()
 
-@dataclass(frozen=True)
-class YxHashClear:
+
+class YxHashClear(_Value):
     """`YXHASHCLEAR`: forget search memory."""
 
+    __slots__ = ()
 
-@dataclass(frozen=True)
-class YxNBest:
+
+class YxNBest(_Value):
     """`YXNBEST n`: analyse the n best moves, then reply the best as a normal move line."""
 
+    __slots__ = ("n",)
     n: int
 
 
-@dataclass(frozen=True)
-class YxBlock:
+class YxBlock(_Value):
     """`YXBLOCK` block: root moves the search must not play."""
 
-    points: tuple[Point, ...] = ()
+    __slots__ = ("points",)
+    _defaults = {"points": ()}
+    points: tuple[Point, ...]
 
 
-@dataclass(frozen=True)
-class YxBlockUndo:
+class YxBlockUndo(_Value):
     """`YXBLOCKUNDO` block: root moves to allow again."""
 
-    points: tuple[Point, ...] = ()
+    __slots__ = ("points",)
+    _defaults = {"points": ()}
+    points: tuple[Point, ...]
 
 
-@dataclass(frozen=True)
-class YxBlockReset:
+class YxBlockReset(_Value):
     """`YXBLOCKRESET`: allow every root move again."""
 
+    __slots__ = ()
 
-@dataclass(frozen=True)
-class UnknownCommand:
+
+class UnknownCommand(_Value):
     """A line whose first word is no command we know; the brain answers `UNKNOWN`.
 
     Also lets a manager send arbitrary text (its encoding is `text` itself).
     """
 
+    __slots__ = ("text",)
     text: str
 
     @property
@@ -204,78 +274,85 @@ Command = Union[
 # ----------------------------------------------------------------------------- replies
 
 
-@dataclass(frozen=True)
-class MoveReply:
+class MoveReply(_Value):
     """`X,Y`: the move (answer to BEGIN, TURN, BOARD, PLAY, YXNBEST, one-stone SWAP2BOARD)."""
 
+    __slots__ = ("x", "y")
     x: int
     y: int
 
 
-@dataclass(frozen=True)
-class MultiMoveReply:
+class MultiMoveReply(_Value):
     """`X,Y X,Y ...` on one line: SWAP2BOARD answers with 2 or 3 stones."""
 
+    __slots__ = ("moves",)
     moves: tuple[Point, ...]
 
 
-@dataclass(frozen=True)
-class OkReply:
+class OkReply(_Value):
     """`OK`: answer to START, RECTSTART, RESTART, TAKEBACK."""
 
+    __slots__ = ()
 
-@dataclass(frozen=True)
-class ErrorReply:
+
+class ErrorReply(_Value):
     """`ERROR reason`: a known command that cannot be honoured."""
 
-    text: str = ""
+    __slots__ = ("text",)
+    _defaults = {"text": ""}
+    text: str
 
 
-@dataclass(frozen=True)
-class UnknownReply:
+class UnknownReply(_Value):
     """`UNKNOWN reason`: a command not understood."""
 
-    text: str = ""
+    __slots__ = ("text",)
+    _defaults = {"text": ""}
+    text: str
 
 
-@dataclass(frozen=True)
-class MessageReply:
+class MessageReply(_Value):
     """`MESSAGE text`: a log line for the user (one line; text starting `REALTIME ` is reserved)."""
 
-    text: str = ""
+    __slots__ = ("text",)
+    _defaults = {"text": ""}
+    text: str
 
 
-@dataclass(frozen=True)
-class DebugReply:
+class DebugReply(_Value):
     """`DEBUG text`: a log line for the author."""
 
-    text: str = ""
+    __slots__ = ("text",)
+    _defaults = {"text": ""}
+    text: str
 
 
-@dataclass(frozen=True)
-class SuggestReply:
+class SuggestReply(_Value):
     """`SUGGEST X,Y`: propose a move without committing (manager answers PLAY or END)."""
 
+    __slots__ = ("x", "y")
     x: int
     y: int
 
 
-@dataclass(frozen=True)
-class SwapReply:
+class SwapReply(_Value):
     """`SWAP`: SWAP2BOARD answer, take the other colour."""
 
+    __slots__ = ()
 
-@dataclass(frozen=True)
-class ForbidReply:
+
+class ForbidReply(_Value):
     """`FORBID XXYY...XXYY.`: renju-forbidden points, two digits per coordinate."""
 
-    points: tuple[Point, ...] = ()
+    __slots__ = ("points",)
+    _defaults = {"points": ()}
+    points: tuple[Point, ...]
 
 
-@dataclass(frozen=True)
-class AboutReply:
+class AboutReply(_Value):
     """`key="value", key="value"`: the ABOUT answer, pairs in order."""
 
+    __slots__ = ("fields",)
     fields: tuple[tuple[str, str], ...]
 
     def get(self, key: str) -> str | None:
@@ -289,12 +366,13 @@ REALTIME_KINDS_WITH_MOVE = frozenset({"POS", "DONE", "BEST", "LOST", "LOSE"})
 REALTIME_KINDS = REALTIME_KINDS_WITH_MOVE | {"REFRESH"}
 
 
-@dataclass(frozen=True)
-class RealtimeReply:
+class RealtimeReply(_Value):
     """`MESSAGE REALTIME KIND [X,Y]`: search progress for GUIs that asked (INFO show_detail)."""
 
+    __slots__ = ("kind", "move")
+    _defaults = {"move": None}
     kind: str  # one of REALTIME_KINDS
-    move: Point | None = None
+    move: Point | None
 
 
 Reply = Union[
@@ -305,14 +383,15 @@ Reply = Union[
 Message = Union[Command, Reply]
 
 
-@dataclass(frozen=True)
-class ProtocolError:
+class ProtocolError(_Value):
     """A malformed line or block, as a value: `reason` is what the brain sends after `ERROR`.
 
     `silent`: the brain must log it but not answer (a bad INFO line: managers do not read replies
     to INFO, so an ERROR there would be taken as the answer to the next command).
     """
 
+    __slots__ = ("reason", "line", "silent")
+    _defaults = {"line": None, "silent": False}
     reason: str
-    line: str | None = None
-    silent: bool = False
+    line: str | None
+    silent: bool

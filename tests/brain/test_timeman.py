@@ -1,0 +1,48 @@
+"""The move budget from INFO time settings (protocol reference §5, §7)."""
+import pytest
+
+from gomocup_bot.timeman import DEFAULT_TURN_MS, INSTANT_S, UNLIMITED, budget_seconds, move_budget
+
+
+def test_turn_limit_keeps_a_margin():
+    b = budget_seconds({"timeout_turn": 1000})
+    assert 0.8 <= b < 1.0
+    assert budget_seconds({"timeout_turn": 30000}) < 30.0
+
+
+def test_zero_turn_means_as_fast_as_possible():
+    assert budget_seconds({"timeout_turn": 0}) == INSTANT_S
+
+
+def test_negative_or_zero_time_left_means_move_now():
+    assert budget_seconds({"timeout_turn": 5000, "timeout_match": 100000, "time_left": -20}) == INSTANT_S
+    assert budget_seconds({"timeout_turn": 5000, "timeout_match": 100000, "time_left": 0}) == INSTANT_S
+
+
+def test_unlimited_match_values():
+    turn_only = budget_seconds({"timeout_turn": 5000})
+    assert budget_seconds({"timeout_turn": 5000, "time_left": UNLIMITED}) == turn_only
+    assert budget_seconds({"timeout_turn": 5000, "timeout_match": 0, "time_left": 1000}) == turn_only
+
+
+def test_match_clock_is_spread_over_the_remaining_moves():
+    info = {"timeout_turn": 30000, "timeout_match": 180000, "time_left": 12000}
+    b = budget_seconds(info, empty_squares=225)
+    assert 0 < b <= 12.0 / 12
+    # more time left never gives less time
+    more = budget_seconds({**info, "time_left": 60000}, empty_squares=225)
+    assert more >= b
+    # and the budget never exceeds what is left
+    assert budget_seconds({"timeout_turn": 30000, "timeout_match": 1, "time_left": 100}) <= 0.1
+
+
+def test_defaults_when_nothing_was_sent():
+    assert budget_seconds({}) == pytest.approx(budget_seconds({"timeout_turn": DEFAULT_TURN_MS}))
+
+
+def test_limits_are_absolute_and_ordered():
+    limits = move_budget({"timeout_turn": 2000, "max_depth": 7, "max_node": -1}, now=100.0)
+    assert 100.0 < limits.soft_deadline < limits.hard_deadline < 102.0
+    assert limits.max_depth == 7 and limits.max_nodes == 0
+    instant = move_budget({"timeout_turn": 0}, now=5.0)
+    assert instant.soft_deadline == instant.hard_deadline == 5.0 + INSTANT_S
