@@ -94,6 +94,7 @@ def _add_game_options(p: argparse.ArgumentParser, *, turn: str, match: str, db: 
     r.add_argument("--engine-cwd", action="append", default=[], metavar="LABEL=DIR", help="working directory of an engine (repeatable)")
     r.add_argument("--engine-env", action="append", default=[], metavar="LABEL:KEY=VALUE", help="environment variable for an engine (repeatable)")
     r.add_argument("--quiet", "-q", action="store_true", help="no progress line even on a terminal")
+    r.add_argument("--no-warmup", action="store_true", help="do not run `gomocup-bot warmup` before games with built-in engines")
     r.add_argument("--log-level", default="warning", help="log level for stderr (default warning)")
 
 
@@ -181,11 +182,18 @@ def _warm_up_builtins(settings: TournamentSettings, progress: Progress) -> None:
             return
     except (ImportError, ValueError):
         return
-    progress.note("warming up built-in engines (gomocup-bot warmup; slow only the first time) ...")
+    if progress.enabled:
+        progress.note("warming up built-in engines (gomocup-bot warmup; slow only the first time) ...")
     try:
-        subprocess.run([sys.executable, "-m", "gomocup_bot", "warmup"], stdout=subprocess.DEVNULL, timeout=900, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "gomocup_bot", "warmup"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=900, check=False
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         progress.note(f"warning: warmup failed ({exc}); first moves may be slow")
+        return
+    if done.returncode != 0:
+        tail = " | ".join(done.stderr.strip().splitlines()[-3:])
+        progress.note(f"warning: warmup exited with {done.returncode} ({tail}); first moves may be slow")
 
 
 def _print_results(store: Store, summary: RunSummary | None, names: list[str] | None = None) -> None:
@@ -222,7 +230,8 @@ def _run(kind: str, engine_texts: list[str], args: argparse.Namespace) -> int:
             raise UsageError("a ladder needs at least two engines")
         if settings.concurrency > cpu_count():
             pass  # the runner warns
-        _warm_up_builtins(settings, progress)
+        if not args.no_warmup:
+            _warm_up_builtins(settings, progress)
         if progress.enabled:
             progress.note(
                 f"{kind}: {', '.join(e.name for e in settings.engines)}; {settings.game.width}x{settings.game.height} "
