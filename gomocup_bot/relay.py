@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
+import re
 import sys
 
 import trio
@@ -63,31 +65,50 @@ class Relay:
         self._nursery: trio.Nursery | None = None
         self.ending = False
         self.infos: dict[str, str] = {}  # INFO key -> its last line, replayed to a new connection
+        self._retry_after = -math.inf  # no new attempt before this (after one that timed out)
 
     @property
     def where(self) -> str:
         return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
 
-    def about_line(self) -> str:
-        return (f'name="gomocup-bot relay", version="{__version__}", author="gomocup-bot developers", '
+    def about_line(self, remote: str | None = None) -> str:
+        """The relay's own ABOUT; with the server's ABOUT line, its brain's name is added.
+
+        Passed through the server (when connected) rather than answered at once, so that an ABOUT
+        sent during a search is answered after the move, as the stdio brain would.
+        """
+        line = (f'name="gomocup-bot relay", version="{__version__}", author="gomocup-bot developers", '
                 f'relay="to gomocup-bot serve at {self.where}"')
+        found = re.search(r'name="([^"]*)"', remote or "")
+        if found:
+            line += f', remote_name="{found[1]}"'
+        return line
 
     async def run(self) -> None:
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
-            await self._connect()
+            first_attempt = trio.Event()
+
+            async def connect_at_start() -> None:
+                await self._connect()
+                first_attempt.set()
+
+            # Connect while the manager's first lines are on their way; they wait for the outcome.
+            nursery.start_soon(connect_at_start)
             while True:
                 line = await self.local.receive_line()
+                await first_attempt.wait()
                 if line is None:  # like the stdio brain: answer what was asked, then leave
                     await self._drain_owed()
                     self.ending = True
                     await self._forward("END")
                     break
                 word = command_word(line)
-                if word == "ABOUT" and self.tracker.block is None:
-                    await self.local.send_line(self.about_line())
+                if word == "ABOUT" and self.tracker.block is None and self.remote is None:
+                    await self.local.send_line(self.about_line())  # connected, the server's is rewritten
                     continue
-                if self.remote is None and word in ("START", "RECTSTART") and self.tracker.block is None:
+                if (self.remote is None and word in ("START", "RECTSTART") and self.tracker.block is None
+                        and trio.current_time() >= self._retry_after):
                     await self._connect()
                 await self._forward(line)
                 if word == "END" and self.tracker.block is None:
@@ -135,7 +156,8 @@ class Relay:
         """Open a fresh server session (and AUTH); on failure remember why, within the timeout."""
         await self._disconnect()
         reason = f"no answer within {self.connect_timeout:g} s"
-        with trio.move_on_after(self.connect_timeout):
+        stream: TcpLineStream | None = None
+        with trio.move_on_after(self.connect_timeout) as timer:
             try:
                 stream = TcpLineStream(await trio.open_tcp_stream(self.host, self.port))
             except OSError as exc:
@@ -152,8 +174,11 @@ class Relay:
                     log.info("connected to %s", self.where)
                     return
                 reason = refusal
-                await trio.aclose_forcefully(stream.stream)
+        if stream is not None:  # refused, or the handshake ran out of time
+            await trio.aclose_forcefully(stream.stream)
         self.down_reason = reason
+        if timer.cancelled_caught:  # a silent server: do not make the next command wait again at once
+            self._retry_after = trio.current_time() + self.connect_timeout
         log.warning("cannot use server %s: %s", self.where, reason)
 
     async def _handshake(self, stream: TcpLineStream) -> str | None:
@@ -219,7 +244,8 @@ class Relay:
                 # Nobody asked (e.g. the server closing an idle connection): a bare ERROR here would
                 # be taken by the manager as the answer to its next command.
                 line = f"MESSAGE server {self.where} said: {line}"
-            self.tracker.observe_reply(line)
+            if self.tracker.observe_reply(line) == "ABOUT":
+                line = self.about_line(remote=line)
             await self.local.send_line(line)
 
 

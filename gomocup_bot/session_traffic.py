@@ -65,7 +65,7 @@ class RequestTracker:
     def __init__(self) -> None:
         self.block: str | None = None  # the command whose block is open, if any
         self.block_lines = 0
-        self._owed: list[bool] = []  # one entry per owed answer: True if it needs a search
+        self._owed: list[tuple[bool, str]] = []  # per owed answer: (needs a search?, command word)
 
     @property
     def owed(self) -> int:
@@ -73,22 +73,22 @@ class RequestTracker:
 
     @property
     def searching(self) -> bool:
-        return bool(self._owed) and self._owed[0]
+        return bool(self._owed) and self._owed[0][0]
 
     def observe_request(self, line: str) -> None:
         if self.block is not None:
             if command_word(line) == "DONE":
                 opened, self.block = self.block, None
                 if opened in SEARCH_BLOCKS:
-                    self._owed.append(True)
+                    self._owed.append((True, opened))
                 return
             if _BLOCK_LINE.match(line):
                 self.block_lines += 1
                 return
             # Not a stone line: the brain ends the block with an error, then obeys the line only
             # if it is a known command (so END still works).
+            self._owed.append((False, self.block))
             self.block = None
-            self._owed.append(False)
             if command_word(line) not in KNOWN_COMMANDS or command_word(line) == "DONE":
                 return
         word = command_word(line)
@@ -97,15 +97,17 @@ class RequestTracker:
         if word in BLOCK_COMMANDS:
             self.block, self.block_lines = word, 0
         elif word in SEARCH_COMMANDS:
-            self._owed.append(True)
+            self._owed.append((True, word))
         elif word in SILENT_COMMANDS:
             return
         else:  # quick replies and unknown commands (answered `UNKNOWN`) alike
-            self._owed.append(False)
+            self._owed.append((False, word))
 
-    def observe_reply(self, line: str) -> None:
+    def observe_reply(self, line: str) -> str | None:
+        """Note a brain line; returns the command word it answers (None for chatter or unasked lines)."""
         if is_reply(line) and self._owed:
-            self._owed.pop(0)
+            return self._owed.pop(0)[1]
+        return None
 
     def forget(self) -> None:
         """Drop every owed answer (after the other side has been told the session is over)."""

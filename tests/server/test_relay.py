@@ -45,7 +45,10 @@ async def test_unreachable_server_gives_errors_with_the_reason_quickly():
 async def test_relay_plays_through_and_answers_about_itself():
     async with serving(brain_handler()) as server:
         async with relay_process(f"127.0.0.1:{server.port}") as (manager, proc):
-            assert "relay" in await manager.ask("ABOUT")
+            assert await manager.ask("ABOUT") == (
+                f'name="gomocup-bot relay", version="0.1.0", author="gomocup-bot developers", '
+                f'relay="to gomocup-bot serve at 127.0.0.1:{server.port}", remote_name="gomocup-bot"'
+            )
             assert await manager.ask("START 15") == "OK"
             await manager.send("INFO timeout_turn 200")
             first = await manager.ask("BEGIN")
@@ -192,3 +195,33 @@ async def test_an_unasked_server_line_reaches_the_manager_as_a_message_only():
             assert manager.chatter == [
                 f"MESSAGE server 127.0.0.1:{server.port} said: ERROR idle for 0.3 s, closing the connection"
             ]
+
+
+async def test_a_server_that_never_answers_auth_costs_the_manager_one_second_at_most():
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    accepted: list = []
+
+    async def accept_and_stay_silent() -> None:
+        while True:
+            accepted.append(await listeners[0].accept())
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(accept_and_stay_silent)
+        async with relay_process(f"127.0.0.1:{port}", "--token", "t") as (manager, _):
+            started = time.monotonic()
+            answer = await manager.ask("START 15", timeout=10)
+            assert answer == f"ERROR relay: no connection to 127.0.0.1:{port} (no answer within 0.9 s)"
+            assert time.monotonic() - started < 2.0  # process start-up + one 0.9 s attempt
+        nursery.cancel_scope.cancel()
+    assert accepted  # the relay did reach the socket; the silence is what it reported
+
+
+async def test_about_during_a_search_is_answered_after_the_move_as_by_the_stdio_brain():
+    engine = SpinEngine()
+    async with serving(brain_handler(engine_factory=lambda: engine)) as server:
+        async with relay_process(f"127.0.0.1:{server.port}") as (manager, _):
+            assert await manager.ask("START 15") == "OK"
+            await manager.send("INFO timeout_turn 1000", "BEGIN", "ABOUT")
+            assert await manager.reply() == "0,0"
+            assert (await manager.reply()).startswith('name="gomocup-bot relay"')
