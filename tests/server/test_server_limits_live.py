@@ -289,3 +289,24 @@ async def test_random_bytes_and_half_valid_commands_never_break_the_server():
             assert (await healthy.ask("ABOUT")).startswith('name="gomocup-bot"'), round_
             await healthy.aclose()
         await _wait_for(lambda: server.counters.active == 0)  # every session ended, none stuck
+
+
+async def test_session_kept_waiting_for_a_slot_still_answers_in_its_budget():
+    engine = SpinEngine()
+    async with serving(brain_handler(engine_factory=lambda: engine), slots=1) as server:
+        hog, late = await Client.open(server.port), await Client.open(server.port)
+        for client in (hog, late):
+            assert await client.ask("START 15") == "OK"
+        await hog.send("INFO timeout_turn 20000", "BEGIN")
+        await _wait_for(lambda: server.slots.borrowed_tokens == 1)
+        await late.send("INFO timeout_turn 1000")
+        asked = time.monotonic()
+        answer = await late.ask("BEGIN")
+        took = time.monotonic() - asked
+        # The quick tactical move (greedy opens in the centre), not the slot-holding engine's 0,0,
+        # and inside the 1 s budget although the only slot never freed.
+        assert answer == "7,7"
+        assert 0.3 < took < 1.0
+        assert len(engine.searches) == 1
+        await hog.aclose()
+        await late.aclose()
