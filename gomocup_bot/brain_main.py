@@ -25,16 +25,30 @@ def _configure_logging(options: BrainOptions) -> None:
     root.setLevel(options.log_level)
 
 
+def _reserve_stdout() -> int:
+    """Keep the real stdout for protocol lines only; point fd 1 and `sys.stdout` at stderr.
+
+    A stray `print` or a C-level write from any library (numba, llvmlite) would otherwise land in
+    the manager's pipe and be read as a reply.
+    """
+    sys.stdout.flush()
+    protocol_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return protocol_fd
+
+
 def main(argv: list[str] | None = None) -> int:
     options = BrainOptions.from_argv(list(sys.argv[1:] if argv is None else argv))
     _configure_logging(options)
+    protocol_fd = _reserve_stdout()
 
     import trio
 
     from protocol.transport import StdioLineStream
 
     async def serve() -> None:
-        stream = StdioLineStream()
+        stream = StdioLineStream(stdout_fd=protocol_fd)
         try:
             await run_brain(stream, options=options)
         finally:

@@ -247,3 +247,24 @@ async def test_end_of_input_ends_the_session(nursery):
     assert trio.current_time() - start < 1.0
     with trio.fail_after(2):
         await h.done.wait()
+
+
+class CrashingEngine(ThinkingEngine):
+    def search(self, request: SearchRequest, stop: StopFlag) -> SearchResult:
+        self.searches += 1
+        raise RuntimeError("engine bug")
+
+
+async def test_an_engine_crash_is_answered_with_a_quick_move(nursery):
+    h = Harness(CrashingEngine())
+    nursery.start_soon(h.run)
+    await h.send("START 15", "INFO timeout_turn 1000")
+    assert await h.read() == "OK"
+    await h.send("BOARD", "3,7,1", "4,7,1", "5,7,1", "6,7,1", "3,9,2", "4,9,2", "5,9,2", "6,9,2", "DONE")
+    assert parse_reply(await h.read()) in (m.MoveReply(2, 7), m.MoveReply(7, 7))  # greedy still wins
+    assert h.engine.searches == 1
+    await h.send("TURN 0,0")  # and the session goes on
+    assert isinstance(parse_reply(await h.read()), m.MoveReply)
+    await h.send("END")
+    with trio.fail_after(2):
+        await h.done.wait()

@@ -393,3 +393,33 @@ def test_help_and_bad_flags(brain):
     assert "--engine" in out and "--level" in out and "--log-level" in out
     b = brain("--engine", "no-such-engine")
     assert b.proc.wait(10) == 2
+
+
+NOISY_BRAIN = """
+import os
+import gomocup_bot.engines.greedy as greedy
+real_search = greedy.GreedyEngine.search
+def noisy_search(self, request, stop):
+    print("stray print from an engine")
+    os.write(1, b"C-level write to fd 1\\n")
+    return real_search(self, request, stop)
+greedy.GreedyEngine.search = noisy_search
+from gomocup_bot.brain_main import main
+main(["--engine", "greedy"])
+"""
+
+
+def test_stray_output_of_libraries_goes_to_stderr(tmp_path):
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", NOISY_BRAIN], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    # a long turn, so the engine itself answers (not the quick path used when END hurries a search)
+    proc.stdin.write(b"START 15\r\nINFO timeout_turn 10000\r\nBEGIN\r\n")
+    proc.stdin.flush()
+    assert proc.stdout.readline() == b"OK\n"
+    assert proc.stdout.readline() == b"7,7\n"
+    out, err = proc.communicate(b"END\r\n", timeout=20)
+    assert out == b""
+    assert b"stray print from an engine" in err and b"C-level write to fd 1" in err
