@@ -64,4 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger("gomocup_bot.brain").info("exiting with a search thread still running")
     logging.shutdown()
     sys.stderr.flush()
+    try:  # a terminal shared with the shell must not stay in non-blocking mode
+        os.set_blocking(0, True)
+    except OSError:
+        pass
     os._exit(0)
