@@ -112,12 +112,16 @@ def main() -> None:
     time_to_ok(["--engine", "greedy"])
     before = machine()
     results: dict[str, object] = {"machine": before}
-    rows = {
-        "python -c pass": [time_python("pass") for _ in range(args.runs)],
-        "python -c 'import trio'": [time_python("import trio") for _ in range(args.runs)],
-        "brain --engine greedy: start->OK": [time_to_ok(["--engine", "greedy"]) for _ in range(args.runs)],
-        "brain (default engine): start->OK": [time_to_ok([]) for _ in range(args.runs)],
+    variants = {
+        "python -c pass": lambda: time_python("pass"),
+        "python -c 'import trio'": lambda: time_python("import trio"),
+        "brain --engine greedy: start->OK": lambda: time_to_ok(["--engine", "greedy"]),
+        "brain (default engine): start->OK": lambda: time_to_ok([]),
     }
+    rows: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(args.runs):  # round-robin, so load changes hit every variant alike
+        for name, measure in variants.items():
+            rows[name].append(measure())
     for name, values in rows.items():
         results[name] = summary(values)
     ends = [end_mid_search() for _ in range(args.end_runs)]
