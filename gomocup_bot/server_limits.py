@@ -16,8 +16,8 @@ from pathlib import Path
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
-DEFAULT_MAX_CONNECTIONS = 256
-DEFAULT_PER_ADDRESS = 64
+DEFAULT_MAX_CONNECTIONS = 128  # each session holds its own engine (~20 MB measured for gomocup-bot)
+DEFAULT_PER_ADDRESS = 32
 DEFAULT_MAX_LINE = 4096  # bytes; real protocol lines are < 100, `INFO folder <path>` the longest
 DEFAULT_MAX_BOARD = 32  # = the brain's own limit (session.MAX_SIZE; not imported: the relay loads this)
 DEFAULT_IDLE_TIMEOUT = 900.0  # seconds; must outlast the opponent's longest turn (Gomocup: 300 s)
