@@ -118,3 +118,39 @@ def test_stdio_stream_from_a_regular_file(tmp_path):
         proc = subprocess.run([sys.executable, "-c", STDIO_ECHO], stdin=stdin, capture_output=True, timeout=30)
     assert proc.returncode == 0, proc.stderr.decode()
     assert proc.stdout == b"1:x\n2:y\neof\n"
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+line_body = st.text(alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)), max_size=30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(line_body, st.sampled_from(["\n", "\r\n", "\r"])), max_size=12).filter(
+        # a lone CR then an empty LF-terminated line reads as one CR LF: not a distinct input
+        lambda ls: not any(a[1] == "\r" and b[0] == "" and b[1].startswith("\n") for a, b in zip(ls, ls[1:]))
+    ),
+    st.lists(st.integers(1, 7), min_size=1, max_size=40),
+)
+def test_any_chunking_gives_the_same_lines(lines, cuts):
+    data = "".join(body + end for body, end in lines).encode()
+    chunks, i, k = [], 0, 0
+    while i < len(data):
+        n = cuts[k % len(cuts)]
+        chunks.append(data[i : i + n])
+        i, k = i + n, k + 1
+
+    async def run():
+        left, right = trio.testing.memory_stream_pair()
+        stream = StreamLineStream(right)
+        for chunk in chunks:
+            await left.send_all(chunk)
+        await left.aclose()
+        got = []
+        while (line := await stream.receive_line()) is not None:
+            got.append(line)
+        return got
+
+    assert trio.run(run) == [body for body, _ in lines]
