@@ -1,6 +1,7 @@
 """`gomocup-bot serve` as a real process on 127.0.0.1: many concurrent games, signals, counters."""
 from __future__ import annotations
 
+import os
 import re
 import signal
 import socket
@@ -130,5 +131,37 @@ async def test_real_searches_leave_the_server_responsive_and_stop_on_sigterm(tmp
         assert time.monotonic() - sent < 2.0
         assert returncode == 0  # 1 would mean a search outlived the shutdown grace
         assert "counters (shutdown): sessions=3 active=0 moves=0" in server.log()
+    finally:
+        server.stop()
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.slow
+async def test_client_vanishing_mid_search_leaves_no_cpu_burning(tmp_path):
+    server = ServerProcess(tmp_path, "--engine", "mcts-plain", "--search-slots", "1", start_timeout=180)
+    try:
+        client = await Client.open(server.port)
+        assert await client.ask("START 15") == "OK"
+        await client.send("INFO timeout_turn 30000", "BEGIN")
+        await trio.sleep(1.0)
+        searching = _cpu_seconds(server.proc.pid)
+        await trio.sleep(1.0)
+        assert _cpu_seconds(server.proc.pid) - searching > 0.3  # the search is really running
+        await client.aclose()
+        await trio.sleep(0.5)  # the stop flag, the kernel noticing it, the session closing
+        gone = _cpu_seconds(server.proc.pid)
+        await trio.sleep(1.0)
+        assert _cpu_seconds(server.proc.pid) - gone < 0.1  # nothing left burning
+        later = await Client.open(server.port)  # and the only slot is free again
+        assert await later.ask("START 15") == "OK"
+        await later.send("INFO timeout_turn 300")
+        assert re.fullmatch(r"\d+,\d+", await later.ask("BEGIN"))
+        assert "client closed the connection mid-search" in server.log()
+        assert "no search slot in time" not in server.log()  # the brain warns when it has to fall back
     finally:
         server.stop()
