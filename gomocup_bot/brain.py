@@ -152,12 +152,11 @@ class _Runner:
         self.searching = False
         self.hurried = False
         self.wait_scope: trio.CancelScope | None = None
-        self.search_done = trio.Event()
         self.ending = False
         self.eof = False
         self.engine: Engine | None = None
         self.engine_ready = trio.Event()
-        self.engine_game = -1
+        self.engine_game: object = None  # (game, size, rules) the engine was last told about
         self.warmup_started = False
         self.nursery: trio.Nursery | None = None
 
@@ -261,7 +260,7 @@ class _Runner:
             case StopSearch():
                 pass  # nothing is running when the processor sees it
             case ResetEngine():
-                await self._reset_engine()
+                self.engine_game = None  # the next search starts with engine.new_game()
             case Exit():
                 return False
         return True
@@ -292,12 +291,6 @@ class _Runner:
             self.session.engine_label = f"{QUICK_ENGINE} (fallback: {self.choice.label} failed to start)"
         self.engine_ready.set()
 
-    async def _reset_engine(self) -> None:
-        if self.engine is not None:
-            s = self.session
-            assert s.width is not None and s.height is not None
-            await trio.to_thread.run_sync(self.engine.new_game, s.width, s.height, s.rules)
-
     # ------------------------------------------------------------------ searching
 
     async def _search(self, search: Search) -> None:
@@ -308,7 +301,6 @@ class _Runner:
         self._start_warmup()
         self.searching = True
         self.hurried = self.ending  # a search queued before END answers at once
-        self.search_done = trio.Event()
         started = time.monotonic()
         try:
             result = await self._obtain_result(search, limits)
@@ -321,7 +313,6 @@ class _Runner:
         finally:
             self.searching = False
             self.stop = None
-            self.search_done.set()  # only now: END waits for the owed move to be written
 
     async def _obtain_result(self, search: Search, limits: SearchLimits) -> SearchResult | None:
         """The engine's answer, or a quick greedy one when the engine/slot is not there in time."""
@@ -357,9 +348,6 @@ class _Runner:
     async def _engine_search(self, engine: Engine, search: Search, limits: SearchLimits) -> SearchResult | None:
         session = self.session
         pos = search.position
-        if self.engine_game != session.game_id:
-            await trio.to_thread.run_sync(engine.new_game, pos.width, pos.height, pos.rules)
-            self.engine_game = session.game_id
         stop = StopFlag()
         self.stop = stop
         if self.hurried:
@@ -372,16 +360,18 @@ class _Runner:
             report=self._reporter() if session.show_detail & 3 else None,
             max_memory=session.info.get("max_memory", 0),
         )
+        game_key = (session.game_id, pos.width, pos.height, pos.rules)
         try:
+            if self.engine_game != game_key:
+                await trio.to_thread.run_sync(engine.new_game, pos.width, pos.height, pos.rules)
+                self.engine_game = game_key
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(_stop_at, limits.hard_deadline, stop)
                 try:
                     result = await run_in_worker(lambda: engine.search(request, stop), stop, STOP_GRACE, limits)
                 finally:
                     nursery.cancel_scope.cancel()
-        except trio.Cancelled:
-            raise
-        except Exception:
+        except Exception:  # an engine bug must not cost the game: answer with the quick engine
             log.exception("engine %s failed on %s; answering with %s", self.choice.label, search.command, QUICK_ENGINE)
             return await self._quick(search)
         if result is None:

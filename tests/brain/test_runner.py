@@ -268,3 +268,28 @@ async def test_an_engine_crash_is_answered_with_a_quick_move(nursery):
     await h.send("END")
     with trio.fail_after(2):
         await h.done.wait()
+
+
+async def test_engine_hears_of_new_games_rule_changes_and_hash_clears(nursery):
+    h = Harness(ThinkingEngine())
+    nursery.start_soon(h.run)
+    await h.send("START 15", "INFO timeout_turn 100")
+    assert await h.read() == "OK"
+    await h.send("BEGIN")
+    await h.read()
+    await h.send("TURN 0,0")
+    await h.read()
+    assert h.engine.new_games == 1  # one game so far
+    await h.send("INFO rule 1", "TURN 0,1")
+    await h.read()
+    assert h.engine.new_games == 2  # the rules changed
+    await h.send("YXHASHCLEAR", "TURN 0,2")
+    await h.read()
+    assert h.engine.new_games == 3
+    await h.send("RESTART", "BEGIN")
+    assert await h.read() == "OK"
+    await h.read()
+    assert h.engine.new_games == 4
+    await h.send("END")
+    with trio.fail_after(2):
+        await h.done.wait()
