@@ -15,7 +15,7 @@ from typing import Union
 
 from gomocup_bot import __version__
 from gomocup_bot.engine import BLACK, BLOCKED, EMPTY, WHITE, Move, Position, SearchResult
-from gomocup_bot.lines import Grid, forbidden_points, has_five
+from gomocup_bot.lines import Grid, forbidden_points, has_five, renju_foul
 from protocol import messages as m
 from protocol.rules import FREESTYLE, RuleError, Rules
 
@@ -381,19 +381,35 @@ class BrainSession:
     def complete_search(self, search: Search, result: SearchResult | None) -> tuple[m.Reply, ...]:
         """The replies for a finished search; records our move when `search.record`.
 
-        A missing or illegal result (engine bug) is replaced by the first legal square, logged:
-        answering something legal beats losing on time.
+        A missing or illegal result (an engine bug: off board, occupied, a renju foul for black) is
+        replaced by the greedy engine's choice, and logged: a legal answer beats a lost game.
         """
         pos = search.position
-        occupied = pos.occupied()
         move = result.move if result is not None else None
-        if move is None or not (0 <= move[0] < pos.width and 0 <= move[1] < pos.height) or move in occupied:
-            log.error("engine returned an illegal move %r for %s; playing a fallback", move, search.command)
-            move = next(
-                (p for p in pos.empty_squares() if p not in search.excluded), None
-            ) or next(iter(pos.empty_squares()), None)
-            if move is None:
+        problem = self._illegal(pos, move)
+        if problem:
+            log.error("engine answered %r for %s (%s); playing the greedy move instead", move, search.command, problem)
+            if not pos.empty_squares():
                 return (m.ErrorReply("the board is full"),)
+            from gomocup_bot.engines.greedy import choose
+
+            move = choose(pos, search.excluded)["move"]
+        assert move is not None
         if search.record:
             self.stones.append((move[0], move[1], pos.to_move))
         return (m.MoveReply(*move),)
+
+    @staticmethod
+    def _illegal(pos: Position, move: Move | None) -> str | None:
+        if move is None:
+            return "no move"
+        x, y = move
+        if not (0 <= x < pos.width and 0 <= y < pos.height):
+            return "off the board"
+        if move in pos.occupied():
+            return "occupied"
+        if pos.rules.renju and pos.to_move == BLACK:
+            foul = renju_foul(Grid(pos.width, pos.height, pos.stones), x, y)
+            if foul:
+                return f"renju foul: {foul}"
+        return None

@@ -66,3 +66,14 @@ def test_about_fields_in_order():
     about = BrainSession(engine_label="greedy").about()
     assert [k for k, _ in about.fields] == ["name", "version", "author", "country", "www", "engine"]
     assert about.get("www") == ""
+
+
+def test_a_renju_foul_from_the_engine_is_replaced():
+    s = started()
+    s.handle(m.Info("rule", "4"))
+    # black to move; (7,7) is a double three
+    board = ((5, 7, 1), (6, 7, 1), (7, 5, 1), (7, 6, 1), (0, 0, 2), (14, 0, 2), (0, 14, 2), (14, 14, 2))
+    action = s.handle(m.Board(board))
+    assert isinstance(action, Search) and action.position.to_move == BLACK
+    (reply,) = s.complete_search(action, SearchResult(move=(7, 7)))
+    assert isinstance(reply, m.MoveReply) and (reply.x, reply.y) != (7, 7)
