@@ -111,7 +111,12 @@ def choose(pos: Position, excluded=frozenset(), nbest: int = 1, rng: random.Rand
         best = max(threats, key=lambda p: _score(grid, p, me, pos, rng))
         return {"move": best, "proven": proven, "alternatives": [best]}
     ranked = sorted(candidates(grid), key=lambda p: _score(grid, p, me, pos, rng), reverse=True)
-    chosen = [p for p in ranked if legal(p)][: max(1, nbest)]
+    chosen = []
+    for p in ranked:  # lazily: a renju foul check costs far more than a score
+        if legal(p):
+            chosen.append(p)
+            if len(chosen) >= max(1, nbest):
+                break
     if not chosen:  # everything near is excluded or a foul: any legal square, else any square
         chosen = [p for p in empties if legal(p)][:1] or [p for p in empties if p not in excluded][:1] or empties[:1]
     return {"move": chosen[0], "alternatives": chosen}
