@@ -21,18 +21,11 @@ MIN_MOVES_LEFT = 12  # spread the match clock over at least this many of our mov
 MAX_BUDGET_S = 24 * 3600.0
 
 
-def _limit_ms(info: dict[str, int], key: str) -> int | None:
-    value = info.get(key)
-    if value is None:
-        return None
-    return value
-
-
 def budget_seconds(info: dict[str, int], *, empty_squares: int | None = None) -> float:
     """Hard budget in seconds for this move (before converting to instants)."""
-    turn_ms = _limit_ms(info, "timeout_turn")
-    match_ms = _limit_ms(info, "timeout_match")
-    left_ms = _limit_ms(info, "time_left")
+    turn_ms = info.get("timeout_turn")
+    match_ms = info.get("timeout_match")
+    left_ms = info.get("time_left")
 
     if turn_ms is not None and turn_ms <= 0:
         return INSTANT_S
