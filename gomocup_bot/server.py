@@ -172,7 +172,8 @@ class BotServer:
 
     async def _run_session(self, connection: _Connection, stream: TcpLineStream) -> None:
         with trio.CancelScope() as scope:
-            guard = GuardedLineStream(stream, limits=self.limits, counters=self.counters, scope=scope)
+            guard = GuardedLineStream(stream, limits=self.limits, counters=self.counters, scope=scope,
+                                      label=f"#{connection.number} {connection.peer}")
             connection.guard = guard
             if self.closing:  # shutdown began while this connection was being set up
                 guard.end_session("server shutting down")

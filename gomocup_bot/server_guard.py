@@ -65,8 +65,10 @@ class GuardedLineStream:
         limits: ServerLimits,
         counters: ServerCounters,
         scope: trio.CancelScope,
+        label: str = "",
     ) -> None:
         self.inner = inner
+        self.label = label  # "#N peer", for the log
         self.limits = limits
         self.counters = counters
         self.scope = scope
@@ -97,6 +99,7 @@ class GuardedLineStream:
         self.errors += 1
         self.counters.errors += 1
         self._bad_in_row += 1
+        log.info("%s: answered ERROR %s", self.label, message)
         await self._send_raw(f"ERROR {message}")
         if close_reason is not None:
             self.end_session(close_reason)

@@ -165,3 +165,23 @@ async def test_client_vanishing_mid_search_leaves_no_cpu_burning(tmp_path):
         assert "no search slot in time" not in server.log()  # the brain warns when it has to fall back
     finally:
         server.stop()
+
+
+async def test_refusals_and_rejections_are_logged_with_the_peer(tmp_path):
+    server = ServerProcess(tmp_path, "--engine", "greedy", "--max-board", "20", "--per-address", "1")
+    try:
+        client = await Client.open(server.port)
+        assert (await client.ask("START 25")).startswith("ERROR board 25x25")
+        assert (await client.ask("X" * 5000)) == "ERROR line longer than 4096 bytes ignored"
+        extra = await Client.open(server.port)
+        assert await extra.closed_by_server() == ["ERROR too many connections from 127.0.0.1 (limit 1)"]
+        await client.send("END")
+        await client.closed_by_server()
+        closed = await trio.to_thread.run_sync(_wait_for_log, server, r"close #1 (127\.0\.0\.1:\d+) .*")
+        log, peer = server.log(), closed[1]
+        assert f"#1 {peer}: answered ERROR board 25x25 is larger than this server allows (20x20)" in log
+        assert f"#1 {peer}: answered ERROR line longer than 4096 bytes ignored" in log
+        assert re.search(r"refused 127\.0\.0\.1:\d+: too many connections from 127\.0\.0\.1 \(limit 1\)", log)
+        assert re.search(rf"close #1 {peer} after [\d.]+ s: client sent END \(moves 0, errors 2\)", log)
+    finally:
+        server.stop()
