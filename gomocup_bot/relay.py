@@ -282,5 +282,21 @@ def main(argv: list[str]) -> int:
     async def relay() -> None:
         await Relay(StdioLineStream(), host, port, token=token, connect_timeout=args.connect_timeout).run()
 
-    trio.run(relay)
+    try:
+        trio.run(relay)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        if not _has_os_error(exc):
+            raise
+        # The manager closed our stdout (or stdin broke): nobody is left to talk to.
+        log.info("manager went away: %s", exc)
     return 0
+
+
+def _has_os_error(exc: BaseException) -> bool:
+    if isinstance(exc, OSError):
+        return True
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_has_os_error(inner) for inner in exc.exceptions)
+    return False

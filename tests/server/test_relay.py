@@ -225,3 +225,14 @@ async def test_about_during_a_search_is_answered_after_the_move_as_by_the_stdio_
             await manager.send("INFO timeout_turn 1000", "BEGIN", "ABOUT")
             assert await manager.reply() == "0,0"
             assert (await manager.reply()).startswith('name="gomocup-bot relay"')
+
+
+async def test_manager_closing_its_end_ends_the_relay_quietly(tmp_path):
+    errors = tmp_path / "relay.err"
+    async with serving(brain_handler()) as server:
+        async with relay_process(f"127.0.0.1:{server.port}", stderr_path=errors) as (manager, proc):
+            await proc.stdout.aclose()  # the manager stops reading
+            await manager.send("START 15", "INFO timeout_turn 100", "BEGIN")
+            with trio.fail_after(10):
+                assert await proc.wait() == 0
+    assert "Traceback" not in errors.read_text()
