@@ -302,7 +302,7 @@ def limits_from_args(args: argparse.Namespace) -> ServerLimits:
     if args.token_file:
         token = read_token_file(args.token_file)
     for name in ("max_connections", "per_address", "max_line", "max_board", "max_block", "max_bad_lines",
-                 "session_memory"):
+                 "session_memory", "search_slots"):
         if getattr(args, name) < 0:
             raise ValueError(f"--{name.replace('_', '-')} must not be negative")
     if args.max_line < 16 or args.max_board < 5:

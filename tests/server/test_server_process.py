@@ -100,7 +100,8 @@ def test_port_in_use_exits_with_status_2_and_a_reason(tmp_path):
 def test_bad_limits_are_refused_at_start(tmp_path):
     empty = tmp_path / "empty-token"
     empty.write_text("\n")
-    for args in (["--token-file", str(empty)], ["--max-board", "3"], ["--allow", "10.0.0.300/8"]):
+    for args in (["--token-file", str(empty)], ["--max-board", "3"], ["--allow", "10.0.0.300/8"],
+                 ["--search-slots", "-1"], ["--token-file", str(tmp_path / "missing")]):
         done = subprocess.run([PYTHON, "-m", "gomocup_bot", "serve", "--port", "0", *args],
                               cwd=REPO, capture_output=True, text=True, timeout=30)
         assert done.returncode == 2, args
