@@ -327,11 +327,13 @@ async def run_server(server: BotServer, host: str, port: int) -> int:
 
     A second SIGINT/SIGTERM during the shutdown is left to its default action (a hard exit).
     """
-    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGUSR1) as signals:
+    usr1 = getattr(signal, "SIGUSR1", None)  # not on Windows
+    watched = [signal.SIGINT, signal.SIGTERM] + ([usr1] if usr1 is not None else [])
+    with trio.open_signal_receiver(*watched) as signals:
         async with trio.open_nursery() as nursery:
             await nursery.start(server.serve, host, port)
             async for signum in signals:
-                if signum == signal.SIGUSR1:
+                if signum == usr1:
                     server.report_counters("SIGUSR1")
                     continue
                 server.shutdown(signal.Signals(signum).name)
