@@ -196,11 +196,18 @@ def make(b, p, colour):
         ci = colour - 1
         keys = b.keys
         kd = b.kdelta
-        for d in range(4):
-            s = b.dirs[d]
-            for i in range(1, k + 1):
-                keys[d, p - i * s] += kd[ci, k + i - 1]  # p sits at offset +i of that point
-                keys[d, p + i * s] += kd[ci, k - i]  # and at offset -i of this one
+        if k == 5:  # the common case, with a constant trip count the compiler unrolls
+            for d in range(4):
+                s = b.dirs[d]
+                for i in range(1, 6):
+                    keys[d, p - i * s] += kd[ci, 4 + i]
+                    keys[d, p + i * s] += kd[ci, 5 - i]
+        else:
+            for d in range(4):
+                s = b.dirs[d]
+                for i in range(1, k + 1):
+                    keys[d, p - i * s] += kd[ci, k + i - 1]  # p sits at offset +i of that point
+                    keys[d, p + i * s] += kd[ci, k - i]  # and at offset -i of this one
     s = b.meta[M_STRIDE]
     nbr = b.nbr
     for dy in range(-2, 3):
@@ -229,11 +236,18 @@ def unmake(b):
         ci = colour - 1
         keys = b.keys
         kd = b.kdelta
-        for d in range(4):
-            s = b.dirs[d]
-            for i in range(1, k + 1):
-                keys[d, p - i * s] -= kd[ci, k + i - 1]
-                keys[d, p + i * s] -= kd[ci, k - i]
+        if k == 5:
+            for d in range(4):
+                s = b.dirs[d]
+                for i in range(1, 6):
+                    keys[d, p - i * s] -= kd[ci, 4 + i]
+                    keys[d, p + i * s] -= kd[ci, 5 - i]
+        else:
+            for d in range(4):
+                s = b.dirs[d]
+                for i in range(1, k + 1):
+                    keys[d, p - i * s] -= kd[ci, k + i - 1]
+                    keys[d, p + i * s] -= kd[ci, k - i]
     s = b.meta[M_STRIDE]
     nbr = b.nbr
     for dy in range(-2, 3):

@@ -103,7 +103,7 @@ def sync_patterns(b):
     b.meta[M_SYNCED] = 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def point_summary(b, colour, p):
     """(best code, lines with a five, lines with a four (any), lines with an open four, lines with an open three)."""
     best = 0
@@ -126,7 +126,7 @@ def point_summary(b, colour, p):
     return best, fives, fours, open_fours, threes
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def point_score(b, colour, p):
     """How good `colour` on p is for `colour` (sum of line scores plus combination bonuses)."""
     total = 0
@@ -146,7 +146,7 @@ def point_score(b, colour, p):
     return total
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def move_score(b, colour, p):
     """Ordering score of `colour` playing p: own gain plus most of what it takes from the opponent."""
     return point_score(b, colour, p) * 5 + point_score(b, 3 - colour, p) * 4

@@ -177,3 +177,30 @@ def playout_batch(b, colour, kind, max_plies, attack_lambda, count, stop, rng, s
         stats[4] += value
         done += 1
     return done
+
+
+@njit(cache=True, nogil=True)
+def play_policy(b, colour, plies, attack_lambda, rng, cand):
+    """Play up to `plies` heavy-policy moves on the board and leave them there (bench and test
+    positions). Stops before a move that would win. Returns the number of moves played."""
+    side = colour
+    done = 0
+    while done < plies:
+        sync_patterns(b)
+        n = candidates(b, cand)
+        if n == 0 or b.cells[cand[0]] != EMPTY:
+            break
+        best_p = cand[0]
+        best_s = -1
+        for j in range(n):
+            sc = move_score(b, side, cand[j])
+            if sc > best_s:
+                best_s = sc
+                best_p = cand[j]
+        p = best_p if rand_unit(rng) < BEST_SHARE else cand[rand_below(rng, n)]
+        if wins_at(b, p, side) or wins_at(b, best_p, side):
+            break
+        make(b, p, side)
+        done += 1
+        side = 3 - side
+    return done

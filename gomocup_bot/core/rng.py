@@ -27,8 +27,8 @@ def next_u64(state):
 
 @njit(cache=True, nogil=True)
 def rand_below(state, n):
-    """Uniform integer in [0, n) (n < 2**32; the tiny modulo bias is irrelevant here)."""
-    return np.int64((next_u64(state) >> np.uint64(32)) % np.uint64(n))
+    """Uniform integer in [0, n) for 0 < n < 2**32 (multiply-shift, no division; bias < n/2**32)."""
+    return np.int64(((next_u64(state) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
 @njit(cache=True, nogil=True)

@@ -129,7 +129,7 @@ def four_points(b, colour, out):
     return _drop_fouls(b, colour, out, n)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _is_winning_shape(b, colour, p):
     fours = 0
     threes = 0

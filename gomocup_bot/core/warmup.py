@@ -1,0 +1,92 @@
+"""`gomocup-bot warmup`: compile every core kernel into numba's on-disk cache.
+
+Run once after installing (or let the first brain start do it): later processes load the cached
+machine code instead of compiling, which is what Gomocup's clock sees. Each kernel has a single
+type signature (the Board tuple, Python ints, fixed dtypes for output arrays), so one call each on
+a small board fills the cache for every board size, k and rule.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+
+def warm_all() -> int:
+    """Call every public kernel once; returns the number of kernels touched."""
+    import numpy as np
+
+    from . import board as bd
+    from . import candidates as cd
+    from . import patterns as pt
+    from . import playouts as pl
+    from . import rules as rl
+    from . import threats as th
+    from . import vcf as vc
+    from .bench import _make_unmake_loop, _threat_loop
+    from .constants import BLACK, RULE_FREESTYLE, RULE_RENJU, WHITE
+    from .rng import new_rng, rand_below, rand_unit
+
+    touched = 0
+    for k, rule in ((5, RULE_RENJU), (6, RULE_FREESTYLE)):  # table boards and k > 5 boards
+        b = bd.board_from_stones(9, 9, [(4, 4, BLACK), (5, 5, WHITE), (3, 3, 3)], k, rule)
+        size = 9 * 9 + 1
+        out = np.zeros(size, dtype=np.int32)
+        scores = np.zeros(size, dtype=np.int64)
+        stop = np.zeros(1, dtype=np.int32)
+        rng = new_rng(1)
+        p = bd.to_pos(b, 2, 2)
+        bd.pos_x(b, p), bd.pos_y(b, p), bd.on_board(b, 2, 2)
+        bd.make(b, p, BLACK)
+        bd.unmake(b)
+        c = bd.copy_board(b)
+        bd.block(c, bd.to_pos(c, 0, 0))
+        bd.recompute(c)
+        bd.window_key(b, BLACK, 0, p), bd.is_full(b), bd.stones_count(b)
+        rl.is_win_move(b, p, BLACK), rl.renju_foul(b, p), rl.is_legal(b, p, BLACK)
+        rl.forbidden_points(b, out), rl.move_outcome(b, p, BLACK)
+        pt.sync_patterns(b)
+        pt.line_pattern(b, BLACK, 0, p), pt.scan_pattern(b, BLACK, 0, p)
+        pt.point_summary(b, BLACK, p), pt.point_score(b, BLACK, p), pt.move_score(b, BLACK, p)
+        counts = np.zeros((3, k + 1), dtype=np.int64)
+        pt.run_counts(b, BLACK, counts), pt.heuristic(b, BLACK, 1.0), pt.bounded(1.0), pt.evaluate(b, BLACK, 1.0)
+        cd.candidates(b, out), cd.ordered_candidates(b, BLACK, out, scores)
+        th.wins_at(b, p, BLACK), th.win_points(b, BLACK, out), th.win_points_through(b, p, BLACK, out, 0)
+        th.four_points(b, BLACK, out), th.threat_moves(b, BLACK, out), th.open_four_points(b, BLACK, out)
+        th.defence_points(b, BLACK, out), th.threat_check(b, WHITE, out)
+        vc.vcf(b, BLACK, 100, stop, vc.new_tt(1024), out)
+        scratch = np.empty(b.cells.shape[0], dtype=np.int8)
+        pl.light_playout(b, BLACK, rng, scratch, out)
+        pl.heavy_playout(b, BLACK, 3, 1.0, rng, out)
+        stats = np.zeros(5)
+        pl.playout_batch(b, BLACK, pl.KIND_LIGHT, 0, 1.0, 1, stop, rng, stats)
+        pl.play_policy(bd.copy_board(b), BLACK, 2, 1.0, rng, out)
+        rand_below(rng, 5), rand_unit(rng)
+        _make_unmake_loop(b, out[:1].copy(), 1)
+        _threat_loop(b, BLACK, 1, out)
+        touched = 40
+    return touched
+
+
+def warm_search() -> bool:
+    """Also warm the search kernels (gomocup_bot.search), which the built-in engines use."""
+    try:
+        from gomocup_bot.search.warm import warm_up
+    except ImportError:
+        return False
+    warm_up()
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="gomocup-bot warmup", description=__doc__.splitlines()[0])
+    parser.add_argument("--core-only", action="store_true", help="only the engine core, not the search kernels")
+    args = parser.parse_args(argv)
+    t0 = time.perf_counter()
+    n = warm_all()
+    print(f"warmed {n} core kernels in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    if not args.core_only:
+        t1 = time.perf_counter()
+        if warm_search():
+            print(f"warmed the search kernels in {time.perf_counter() - t1:.1f} s", file=sys.stderr)
+    return 0
