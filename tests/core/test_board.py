@@ -35,7 +35,7 @@ from gomocup_bot.core.constants import (
     WHITE,
 )
 from gomocup_bot.core.patterns import line_pattern, scan_pattern, sync_patterns
-from gomocup_bot.core.rules import is_win_move
+from gomocup_bot.core.rules import is_win_move, run_ends
 from gomocup_bot.core.threats import four_points, threat_moves, win_points
 
 from .conftest import buf, points
@@ -187,7 +187,9 @@ def test_four_and_five_codes_mean_what_they_say(game):
                     code = line_pattern(board, c, d, p)
                     # a five on this line: a winning run through (x, y) (caro's end-block aside)
                     n0 = line_win_count(grid, x, y, dx, dy, c, k, exact)  # completions after the stone
-                    g = [row[:] for row in grid]
+                    a, f = run_ends(board.cells, p, board.dirs[d], c)
+                    length = a + f + 1
+                    assert (code == P_FIVE) == (length == k or (length > k and not exact))
                     if code == P_FIVE:
                         continue
                     if code == P_FOUR_OPEN:
