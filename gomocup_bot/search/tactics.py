@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gomocup_bot.search.board import first_five_point, five_points, place, remove
+from gomocup_bot.search.board import first_five_point, five_points, makes_four, place, remove
 from gomocup_bot.search.clock import Watchdog
 from gomocup_bot.search.heuristic import make_weights, move_score
 from gomocup_bot.search.sudden import UNKNOWN, root_values, vcf
@@ -105,7 +105,7 @@ def _near_squares(cells, near) -> list[int]:
 def _defence_set(cells, near, geo, side, base, threat_line, abort, depth, nodes, width) -> list[int]:
     """Squares from ``base`` after which the opponent has no VCF (within the node budget).
 
-    Tested: the squares of the opponent's winning line, my fours, and the best-scored squares;
+    Tested: the squares of the opponent's winning line, all my fours, and the best-scored squares;
     a test cut short by the budget counts as a defence (we cannot show it fails).
     """
     opp = 3 - side
@@ -113,8 +113,9 @@ def _defence_set(cells, near, geo, side, base, threat_line, abort, depth, nodes,
     att, dfn, _ = make_weights(k)
     base_set = set(base)
     scored = sorted(base, key=lambda p: -move_score(cells, geo, p, side, att, dfn))
+    fours = [p for p in base if makes_four(cells, near, geo, p, side)]  # counter-attacks gain a tempo
     tests: list[int] = []
-    for p in threat_line + scored[:width]:
+    for p in threat_line + fours + scored[:width]:
         if p in base_set and p not in tests:
             tests.append(p)
     line = np.full(2 * depth + 4, -1, dtype=np.int64)
