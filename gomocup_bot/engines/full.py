@@ -6,7 +6,8 @@ alpha-beta by default (it measured stronger, see `DEFAULT_BACKEND`), or with ``b
 the improved MCTS with the triggered minimax.
 
 Options: ``backend`` (mcts | ab), ``trigger`` (none | brute | triggered | h1 | h2), ``k``,
-``playout`` (heavy | depth | light | random), ``final`` (robust | max | max-robust), ``level``.
+``playout`` (heavy | depth | light | random), ``final`` (robust | max | max-robust), ``level``,
+``threads`` (1 | 2: alpha-beta with a lazy-SMP helper thread on the second core; default 2).
 """
 from __future__ import annotations
 
@@ -46,6 +47,7 @@ class FullEngine(SearchEngineBase):
             seed=self.option("seed", 1, int),
         )
         self.tactics = self.option("tactics", True, bool)
+        self.threads = max(1, min(2, self.option("threads", 2, int)))
         self._mcts: MctsSearcher | None = None
         self._ab: AlphaBetaSearcher | None = None
         self._sizes = (0, 0)
@@ -73,7 +75,7 @@ class FullEngine(SearchEngineBase):
         if self.backend == "mcts" and self._mcts is None:
             self._mcts = MctsSearcher(self.mcts_config, tree_bytes // NODE_BYTES)
         if self.backend == "ab" and self._ab is None:
-            self._ab = AlphaBetaSearcher(tt_bytes, AbConfig())
+            self._ab = AlphaBetaSearcher(tt_bytes, AbConfig(threads=self.threads))
 
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
         budget = deadlines(request, self.level.time_share)

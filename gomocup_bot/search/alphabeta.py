@@ -136,15 +136,19 @@ def negamax(cells, near, geo, c, depth, alpha, beta, ply, last, zob, hkey, ev, a
     mask = tt_key.shape[0] - 1
     slot = hkey[0] & mask
     tt_best = -1
-    if tt_key[slot] == hkey[0]:
-        tt_best = tt_move[slot]
-        if tt_depth[slot] >= depth:
-            v = tt_val[slot]
+    e_val = tt_val[slot]
+    e_depth = tt_depth[slot]
+    e_flag = tt_flag[slot]
+    e_move = tt_move[slot]
+    if tt_key[slot] ^ tt_mix(e_val, e_depth, e_flag, e_move) == hkey[0]:
+        tt_best = e_move
+        if e_depth >= depth:
+            v = e_val
             if v > WIN_BOUND:
                 v -= ply
             elif v < -WIN_BOUND:
                 v += ply
-            f = tt_flag[slot]
+            f = e_flag
             if f == FLAG_EXACT:
                 return v
             if f == FLAG_LOWER and v >= beta:
@@ -197,17 +201,30 @@ def negamax(cells, near, geo, c, depth, alpha, beta, ply, last, zob, hkey, ev, a
         store += ply
     elif store < -WIN_BOUND:
         store -= ply
-    tt_key[slot] = hkey[0]
-    tt_val[slot] = store
-    tt_depth[slot] = min(depth, 127)
-    tt_move[slot] = best_move
     if best <= alpha0:
-        tt_flag[slot] = FLAG_UPPER
+        flag = FLAG_UPPER
     elif best >= beta:
-        tt_flag[slot] = FLAG_LOWER
+        flag = FLAG_LOWER
     else:
-        tt_flag[slot] = FLAG_EXACT
+        flag = FLAG_EXACT
+    d8 = min(depth, 127)
+    tt_val[slot] = store
+    tt_depth[slot] = d8
+    tt_move[slot] = best_move
+    tt_flag[slot] = flag
+    # the key is stored XOR the entry's data: a half-written entry seen by the other search
+    # thread fails the check instead of lending a wrong value (lockless hashing)
+    tt_key[slot] = hkey[0] ^ tt_mix(tt_val[slot], tt_depth[slot], tt_flag[slot], tt_move[slot])
     return best
+
+
+@njit(cache=True, nogil=True)
+def tt_mix(value, depth, flag, move):
+    """The entry's data folded into 64 bits, XORed into the stored key."""
+    return (np.uint64(np.int64(value) & 0xFFFFFFFF)
+            | (np.uint64(np.int64(depth) & 0xFF) << np.uint64(32))
+            | (np.uint64(np.int64(flag) & 0xFF) << np.uint64(40))
+            | (np.uint64(np.int64(move) & 0xFFFF) << np.uint64(48)))
 
 
 @njit(cache=True, nogil=True)

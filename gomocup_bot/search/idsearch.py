@@ -7,6 +7,7 @@ first move, when already searched completely and better than the previous best, 
 """
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -23,6 +24,7 @@ class AbConfig:
     root_width: int = 0  # 0 = every candidate
     tempo: int = 30
     max_depth: int = 30
+    threads: int = 1  # 2 = a helper thread shares the hash table (lazy SMP, numba releases the GIL)
 
 
 @dataclass
@@ -34,6 +36,7 @@ class AbOutcome:
     ranked: list[int] = field(default_factory=list)
     pv: list[int] = field(default_factory=list)
     proven: int = 0
+    nodes_helper: int = 0
     stopped_by: str = ""
 
 
@@ -99,9 +102,20 @@ class AlphaBetaSearcher:
         counter = np.zeros(2, dtype=np.int64)
         counter[1] = max_nodes
         limit = max_depth or cfg.max_depth
-        t_start = time.monotonic()
         last_iter = 0.0
+        helper = None
+        helper_stop = np.zeros(1, dtype=np.int32)
+        helper_out: dict = {}
+        if cfg.threads > 1 and max_nodes == 0:
+            helper = threading.Thread(
+                target=self._helper,
+                args=(cells.copy(), near.copy(), geo.copy(), side, root_moves.copy(), hkey.copy(), ev.copy(),
+                      att, dfn, brd, zob, params, helper_stop, max_depth or cfg.max_depth, helper_out),
+                name="alphabeta-helper", daemon=True)
         with Watchdog(stop_array, hard_deadline if soft_deadline is None else min(soft_deadline, hard_deadline or soft_deadline)) as abort:
+            if helper is not None:
+                helper_stop[0] = 0
+                helper.start()
             for depth in range(1, limit + 1):
                 t0 = time.monotonic()
                 if soft_deadline is not None and depth > 2:
@@ -132,17 +146,47 @@ class AlphaBetaSearcher:
                 if max_nodes and counter[0] >= max_nodes:
                     out.stopped_by = "nodes"
                     break
-        out.nodes = int(counter[0])
+            if helper is not None:
+                helper_stop[0] = 1
+                helper.join()
+                # a deeper finished iteration of the helper is worth more than ours
+                if helper_out.get("depth", 0) > out.depth and helper_out.get("move", -1) >= 0:
+                    out.move, out.score, out.depth = helper_out["move"], helper_out["score"], helper_out["depth"]
+                    out.ranked = [out.move] + [m for m in out.ranked if m != out.move]
+                out.nodes_helper = helper_out.get("nodes", 0)
+        out.nodes = int(counter[0]) + getattr(out, "nodes_helper", 0)
         if out.move >= 0:
             out.pv = self.principal_variation(cells, near, geo, side, out.move, hkey)
         return out
+
+    def _helper(self, cells, near, geo, side, root_moves, hkey, ev, att, dfn, brd, zob, params, stop, limit, out):
+        """Lazy-SMP helper: its own board copy, the shared table, one ply ahead of the main thread so
+        the two threads fill the table with different lines. Runs until ``stop`` is raised."""
+        n = len(root_moves)
+        scores = np.zeros(n, dtype=np.int64)
+        counter = np.zeros(2, dtype=np.int64)
+        depth = 1
+        while depth <= limit and not stop[0]:
+            d = depth + 1
+            best_i = AB.search_root(cells, near, geo, side, d, root_moves, scores, n,
+                                    zob, hkey, ev, att, dfn, brd, *self.tt, params, stop, counter)
+            if best_i < 0:
+                break
+            order = np.argsort(-scores[:n], kind="stable")
+            root_moves[:n] = root_moves[order]
+            scores[:n] = scores[order]
+            out.update(depth=d, move=int(root_moves[0]), score=int(scores[0]))
+            if abs(int(scores[0])) > AB.WIN_BOUND:
+                break
+            depth += 1
+        out["nodes"] = int(counter[0])
 
     def principal_variation(self, cells, near, geo, side: int, first: int, hkey, limit: int = 10) -> list[int]:
         """Follow the hash moves from the root (the board is restored before returning)."""
         from gomocup_bot.search.board import place, remove
 
         zob = self.zob
-        key_arr, _, _, _, move_arr = self.tt
+        key_arr, val_arr, depth_arr, flag_arr, move_arr = self.tt
         mask = key_arr.shape[0] - 1
         key = int(hkey[0])
         pv: list[int] = []
@@ -154,7 +198,8 @@ class AlphaBetaSearcher:
                 key ^= int(zob[c, p])
                 c = 3 - c
                 slot = key & mask
-                p = int(move_arr[slot]) if int(key_arr[slot]) == key else 0
+                check = int(AB.tt_mix(val_arr[slot], depth_arr[slot], flag_arr[slot], move_arr[slot]))
+                p = int(move_arr[slot]) if (int(key_arr[slot]) ^ check) == key else 0
                 p = p if p > 0 else -1
         finally:
             for q in reversed(pv):

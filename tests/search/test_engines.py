@@ -77,7 +77,8 @@ def test_opponent_vcf_is_defused(engine):
 
 
 def test_stop_mid_search_returns_a_legal_move_at_once():
-    for engine in (FullEngine(backend="mcts", tactics=False), MinimaxEngine(tactics=False), MctsPlainEngine()):
+    for engine in (FullEngine(tactics=False), FullEngine(backend="mcts", tactics=False), MinimaxEngine(),
+                   MctsPlainEngine()):
         engine.prepare()
         pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
         req = SearchRequest(pos, SearchLimits.from_budget(30.0, 30.0))
@@ -185,3 +186,21 @@ def test_renju_black_never_plays_a_foul_even_when_it_is_the_best_looking_square(
         res = _ask(engine, pos, budget=0.3)
         assert res.move not in fouls, engine.name
         assert res.move not in pos.occupied()
+
+
+def test_two_thread_alpha_beta_uses_the_helper_and_agrees_on_a_forced_answer():
+    from gomocup_bot.search.board import board_from_position
+    from gomocup_bot.search.idsearch import AbConfig, AlphaBetaSearcher
+
+    rows, answers = _shifted(P.OPEN_THREE, P.OPEN_THREE_DEFENCES)
+    pos = P.parse(rows, WHITE)
+    cells, near, geo = board_from_position(pos)
+    searcher = AlphaBetaSearcher(1 << 22, AbConfig(threads=2))
+    now = time.monotonic()
+    out = searcher.search(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32),
+                          soft_deadline=now + 0.4, hard_deadline=now + 0.8)
+    assert out.nodes_helper > 0
+    from gomocup_bot.search.board import to_xy
+
+    assert to_xy(out.move, geo) in answers
+    assert (cells == board_from_position(pos)[0]).all()  # both threads left the board as it was
