@@ -143,6 +143,11 @@ def board_from_stones(width: int, height: int, stones, k: int = 5, rule: int = R
     return board
 
 
+def board_from_position(position) -> Board:
+    """A board for an `engine.Position` (its size, rules, win length and stones; 3 = blocked)."""
+    return board_from_stones(position.width, position.height, position.stones, position.win_length, rule_code(position.rules))
+
+
 def board_from_rows(rows: list[str], k: int = 5, rule: int = RULE_FREESTYLE) -> tuple[Board, int]:
     """A test board from text rows (x/X black, o/O white, # blocked, anything else empty; row 0 = y 0).
 

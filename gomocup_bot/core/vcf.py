@@ -134,7 +134,11 @@ def vcf(b, attacker, max_nodes, stop, tt, seq):
     f_key[0] = _tt_key(b, attacker)
     status = VCF_NONE
     length = 0
+    undo = 0  # moves to take back before the next step (one unmake site keeps compile time down)
     while True:
+        while undo > 0:
+            unmake(b)
+            undo -= 1
         if f_i[top] >= f_n[top]:
             # every four failed here
             if f_clean[top]:
@@ -144,8 +148,7 @@ def vcf(b, attacker, max_nodes, stop, tt, seq):
                 break
             clean = f_clean[top]
             top -= 1
-            unmake(b)  # defender's block
-            unmake(b)  # attacker's four
+            undo = 2  # the defender's block and the attacker's four
             f_i[top] += 1
             if not clean:
                 f_clean[top] = False
@@ -158,7 +161,7 @@ def vcf(b, attacker, max_nodes, stop, tt, seq):
         make(b, a, attacker)
         m = win_points_through(b, a, attacker, wp, 0)
         if m == 0:
-            unmake(b)
+            undo = 1
             f_i[top] += 1
             continue
         seq[2 * top] = a
@@ -172,22 +175,20 @@ def vcf(b, attacker, max_nodes, stop, tt, seq):
             length = 2 * top + 1
             break
         if is_win_move(b, q, defender):
-            unmake(b)
+            undo = 1
             f_i[top] += 1
             continue
         make(b, q, defender)
         seq[2 * top + 1] = q
         key = _tt_key(b, attacker)
         if tt[key & mask] == key or top + 1 >= max_frames:
-            unmake(b)
-            unmake(b)
+            undo = 2
             f_i[top] += 1
             continue
         # the defender's only new threats come from its block q
         dwn = win_points_through(b, q, defender, wp, 0)
         if dwn >= 2:
-            unmake(b)
-            unmake(b)
+            undo = 2
             f_i[top] += 1
             continue
         start = f_start[top] + f_n[top]

@@ -265,3 +265,15 @@ def test_bad_sizes_raise_value_error():
         board_from_stones(5, 5, [(5, 0, 1)])
     with pytest.raises(ValueError):
         board_from_stones(5, 5, [(1, 1, 1), (1, 1, 2)])
+
+
+def test_board_from_engine_position():
+    from gomocup_bot.core.board import board_from_position
+    from gomocup_bot.engine import Position
+    from protocol.rules import RENJU
+
+    pos = Position(width=10, height=12, rules=RENJU, stones=((1, 2, 1), (3, 4, 2), (5, 5, 3)), to_move=1)
+    board = board_from_position(pos)
+    assert (int(board.meta[0]), int(board.meta[1]), int(board.meta[2]), int(board.meta[3])) == (10, 12, 5, RULE_RENJU)
+    assert [int(board.cells[to_pos(board, x, y)]) for x, y, _ in pos.stones] == [1, 2, 3]
+    assert int(board.meta[6]) == 2  # the blocked square is not a move
