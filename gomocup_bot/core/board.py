@@ -188,7 +188,7 @@ def on_board(b, x, y):
     return 0 <= x < b.meta[M_WIDTH] and 0 <= y < b.meta[M_HEIGHT]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, forceinline=True)
 def make(b, p, colour):
     """Put a `colour` stone on empty point `p` and push it on the move stack (no legality check).
 
@@ -227,7 +227,7 @@ def make(b, p, colour):
     b.meta[M_NMOVES] = n + 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, forceinline=True)
 def unmake(b):
     """Take back the last `make`; returns the point it freed."""
     n = b.meta[M_NMOVES] - 1

@@ -71,7 +71,7 @@ def scan_pattern(b, colour, d, p):
     return classify_window(w, k, exact_for(b, colour))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, forceinline=True)
 def line_pattern(b, colour, d, p):
     """The P_* code of a `colour` stone on empty point p along direction d (0..3).
 

@@ -29,7 +29,7 @@ from .constants import (
 from .board import to_pos
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, forceinline=True)
 def run_ends(cells, p, s, colour):
     """Steps back and forward from p over `colour` stones along step s (p itself not examined)."""
     a = 0
@@ -45,7 +45,7 @@ def run_ends(cells, p, s, colour):
     return a, f
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, forceinline=True)
 def line_wins(cells, p, s, colour, k, rule):
     """Does a `colour` stone on p (whatever p holds) complete a winning line along step s?"""
     a, f = run_ends(cells, p, s, colour)

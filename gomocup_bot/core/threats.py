@@ -37,7 +37,7 @@ TC_ATTACK = 4  # the side can make an open four, double four or four-three: out 
 TC_DEFEND = 5  # opponent threatens an open four: out = blocking moves + the side's own fours
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, forceinline=True)
 def wins_at(b, p, colour):
     """Does `colour` win by playing empty p? Table filter first, exact scan only on a P_FIVE line."""
     rule = b.meta[M_RULE]
