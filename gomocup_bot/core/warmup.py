@@ -13,7 +13,7 @@ import time
 
 
 def warm_all() -> int:
-    """Call every public kernel once; returns the number of kernels touched."""
+    """Call every public kernel once; returns how many kernels are now compiled or loaded."""
     import numpy as np
 
     from . import board as bd
@@ -27,7 +27,6 @@ def warm_all() -> int:
     from .constants import BLACK, RULE_FREESTYLE, RULE_RENJU, WHITE
     from .rng import new_rng, rand_below, rand_unit
 
-    touched = 0
     for k, rule in ((5, RULE_RENJU), (6, RULE_FREESTYLE)):  # table boards and k > 5 boards
         b = bd.board_from_stones(9, 9, [(4, 4, BLACK), (5, 5, WHITE), (3, 3, 3)], k, rule)
         size = 9 * 9 + 1
@@ -64,8 +63,19 @@ def warm_all() -> int:
         rand_below(rng, 5), rand_unit(rng)
         _make_unmake_loop(b, out[:1].copy(), 1)
         _threat_loop(b, BLACK, 1, out)
-        touched = 40
-    return touched
+    return _count_ready((bd, cd, pt, pl, rl, th, vc))
+
+
+def _count_ready(modules) -> int:
+    """How many njit kernels of these modules now have a compiled (or cache-loaded) signature."""
+    from numba.core.registry import CPUDispatcher
+
+    seen = set()
+    for mod in modules:
+        for value in vars(mod).values():
+            if isinstance(value, CPUDispatcher) and value.signatures:
+                seen.add(value)
+    return len(seen)
 
 
 def warm_search() -> bool:
