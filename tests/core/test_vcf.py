@@ -163,9 +163,9 @@ def test_renju_white_wins_when_the_block_is_a_black_foul():
 @st.composite
 def small_positions(draw):
     rule = draw(st.sampled_from(sorted(RULES)))
-    k = 5 if rule == RULE_RENJU else draw(st.sampled_from([4, 5]))
-    w = draw(st.integers(k + 2, 9))
-    h = draw(st.integers(k + 2, 9))
+    k = 5 if rule == RULE_RENJU else draw(st.sampled_from([4, 5, 5, 6]))  # 6: the no-table path
+    w = draw(st.integers(k + 2, 10))
+    h = draw(st.integers(k + 2, 10))
     n = draw(st.integers(4, 16))
     raw = draw(st.lists(st.tuples(st.integers(0, w - 1), st.integers(0, h - 1)), min_size=n, max_size=n))
     stones, seen = [], set()
