@@ -188,3 +188,23 @@ def test_vcf_matches_exhaustive_search(case):
     status, seq, _ = solve(board, attacker, nodes=1_000_000)
     assert status != VCF_UNKNOWN
     assert (status == VCF_WIN) == brute_vcf(ref, attacker, RULES[rule], k)
+
+
+def test_stop_flag_set_from_another_thread_ends_a_long_vcf():
+    import threading
+    import time
+
+    from gomocup_bot.core.bench import vcf_positions
+
+    board = vcf_positions((291,))[0]  # a closed-three field whose full search takes ~700 k nodes
+    stop = np.zeros(1, dtype=np.int32)
+    seq = np.zeros(226, dtype=np.int32)
+    vcf(board, BLACK, 10, stop, new_tt(1 << 10), seq)  # compiled
+    timer = threading.Timer(0.05, lambda: stop.__setitem__(0, 1))
+    t0 = time.monotonic()
+    timer.start()
+    status, _, nodes = vcf(board, BLACK, 10**9, stop, new_tt(1 << 20), seq)
+    elapsed = time.monotonic() - t0
+    timer.join()
+    assert status == VCF_UNKNOWN and 0 < nodes < 700_000
+    assert elapsed < 1.0  # polled every 256 nodes (well under a millisecond); generous bound for CI
