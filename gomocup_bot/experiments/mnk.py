@@ -305,6 +305,17 @@ def _claims(report: Report, baseline_rows, grid1, grid2) -> None:
         + f" — \"the Minimax agent performs similarly but is slightly better than the MCTS agent\": minimax total "
         f"{total1:+d} over {len(grid1)} squares (a positive total means minimax was better)."
     )
+    by_side: dict[int, int] = {}
+    for (m, n, k, t), c in grid1.items():
+        by_side[min(m, n)] = by_side.get(min(m, n), 0) + c.points
+    if total1:
+        lo = sum(v for side, v in by_side.items() if side <= 10)
+        pattern = abs(lo) == abs(total1) or (total1 and abs(lo) / abs(total1) >= 0.8)
+        items.append(
+            f"{'did NOT hold' if pattern else 'held'} — Lim saw \"no noticeable patterns\"; minimax points by the "
+            "board's shorter side: " + ", ".join(f"{side}: {v:+d}" for side, v in sorted(by_side.items()))
+            + " (the longer k of bigger boards is nearly always drawn at this time limit)."
+        )
     if grid2 is not None:
         total2 = sum(c.points for c in grid2.values())
         items.append(
