@@ -103,3 +103,10 @@ def brain():
     yield start
     for p in procs:
         p.kill()
+
+
+@pytest.fixture(scope="session")
+def brain_process_class() -> type[BrainProcess]:
+    """The class itself, for fixtures with a wider scope than `brain` (no `from conftest import`:
+    several test folders have a conftest.py and the bare module name is ambiguous)."""
+    return BrainProcess

@@ -183,10 +183,8 @@ def test_state_is_unchanged_after_every_error(lines):
 
 
 @pytest.fixture(scope="module")
-def live_brain():
-    from conftest import BrainProcess  # tests/brain/conftest.py
-
-    proc = BrainProcess("--engine", "greedy")
+def live_brain(brain_process_class):
+    proc = brain_process_class("--engine", "greedy")
     yield proc
     proc.end()
     proc.kill()
