@@ -42,6 +42,38 @@ def live_search_threads() -> int:
     return _live_threads
 
 
+class SlotHandoff:
+    """Who gives a search slot back: the caller when the search thread returned in time, or the
+    thread itself when it was abandoned past its deadline -- so a runaway search keeps holding its
+    slot (and the server keeps counting its CPU) until it really ends."""
+
+    def __init__(self, release: Callable[[], None]) -> None:
+        self._release = release
+        self._lock = threading.Lock()
+        self._thread_done = False
+        self.owned_by_thread = False
+
+    def abandon(self) -> None:
+        """The caller stops waiting: if the thread still runs, it inherits the release."""
+        with self._lock:
+            if not self._thread_done:
+                self.owned_by_thread = True
+
+    def thread_exit(self, trio_token: "trio.lowlevel.TrioToken") -> None:
+        with self._lock:
+            self._thread_done = True
+            release = self.owned_by_thread
+        if release:
+            try:
+                trio.from_thread.run_sync(self._release, trio_token=trio_token)
+            except (trio.RunFinishedError, RuntimeError):  # the event loop is gone: nothing to give back
+                pass
+
+    def release_if_caller(self) -> None:
+        if not self.owned_by_thread:
+            self._release()
+
+
 @dataclass
 class BrainOptions:
     """How a brain session is set up (the `gomocup-bot brain` flags)."""
@@ -339,13 +371,20 @@ class _Runner:
         if self.slots is not None and not acquired:
             log.warning("no search slot in time; answering with %s", QUICK_ENGINE)
             return await self._quick(search)
+        handoff = None
+        if acquired:
+            slots = self.slots
+            assert slots is not None
+            handoff = SlotHandoff(lambda: slots.release_on_behalf_of(token))
         try:
-            return await self._engine_search(engine, search, limits)
+            return await self._engine_search(engine, search, limits, handoff)
         finally:
-            if acquired:
-                self.slots.release_on_behalf_of(token)  # type: ignore[union-attr]
+            if handoff is not None:
+                handoff.release_if_caller()
 
-    async def _engine_search(self, engine: Engine, search: Search, limits: SearchLimits) -> SearchResult | None:
+    async def _engine_search(
+        self, engine: Engine, search: Search, limits: SearchLimits, handoff: SlotHandoff | None = None
+    ) -> SearchResult | None:
         session = self.session
         pos = search.position
         stop = StopFlag()
@@ -368,7 +407,9 @@ class _Runner:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(_stop_at, limits.hard_deadline, stop)
                 try:
-                    result = await run_in_worker(lambda: engine.search(request, stop), stop, STOP_GRACE, limits)
+                    result = await run_in_worker(
+                        lambda: engine.search(request, stop), stop, STOP_GRACE, limits, handoff
+                    )
                 finally:
                     nursery.cancel_scope.cancel()
         except Exception:  # an engine bug must not cost the game: answer with the quick engine
@@ -418,14 +459,20 @@ async def _stop_at(deadline: float, stop: StopFlag) -> None:
 
 
 async def run_in_worker(
-    work: Callable[[], Any], stop: StopFlag, grace: float, limits: SearchLimits | None = None
+    work: Callable[[], Any],
+    stop: StopFlag,
+    grace: float,
+    limits: SearchLimits | None = None,
+    handoff: SlotHandoff | None = None,
 ) -> Any:
     """Run `work()` in a thread and return its result (or re-raise its exception).
 
     The thread is asked to stop through `stop` and abandoned only as a last resort: at the hard
     deadline + `grace` if it ignores the flag (then None is returned), and on cancellation after
-    setting `stop` and waiting `grace` seconds for it.
+    setting `stop` and waiting `grace` seconds for it. An abandoned thread gives `handoff`'s
+    search slot back itself when it finally returns.
     """
+    trio_token = trio.lowlevel.current_trio_token()
     finished = trio.Event()
     box: list[tuple[bool, Any]] = []
     shield = trio.CancelScope(shield=True)
@@ -439,6 +486,8 @@ async def run_in_worker(
         finally:
             with _live_lock:
                 _live_threads -= 1
+            if handoff is not None:
+                handoff.thread_exit(trio_token)
 
     async def worker() -> None:
         with shield:
@@ -456,6 +505,8 @@ async def run_in_worker(
                 if not finished.is_set():
                     log.error("search ignored its stop flag past the deadline; abandoning its thread")
                     stop.set()
+                    if handoff is not None:
+                        handoff.abandon()
                     shield.cancel()
             await trio.sleep_forever()
         except trio.Cancelled:
@@ -464,6 +515,8 @@ async def run_in_worker(
                 with trio.CancelScope(shield=True):
                     with trio.move_on_after(grace):
                         await finished.wait()
+                if handoff is not None and not finished.is_set():
+                    handoff.abandon()
                 shield.cancel()
             raise
 

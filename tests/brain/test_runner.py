@@ -171,6 +171,27 @@ async def test_an_engine_ignoring_its_flag_is_abandoned_at_the_deadline(nursery)
         await h.done.wait()
 
 
+async def test_an_abandoned_search_keeps_its_slot_until_its_thread_ends(nursery):
+    # A search slot stands for a core: a runaway search thread still burns one after the runner
+    # has answered without it, so the slot must stay taken until the thread really returns.
+    engine = ThinkingEngine(ignore_stop=True)
+    slots = trio.CapacityLimiter(1)
+    h = Harness(engine, search_slots=slots)
+    nursery.start_soon(h.run)
+    await h.send("START 15", "INFO timeout_turn 500", "BEGIN")
+    assert await h.read() == "OK"
+    assert isinstance(parse_reply(await h.read(timeout=3)), m.MoveReply)  # the quick fallback
+    assert engine.running.is_set()
+    assert slots.borrowed_tokens == 1  # still held by the spinning thread
+    assert await trio.to_thread.run_sync(engine.finished.wait, 5)
+    with trio.fail_after(2):
+        while slots.borrowed_tokens:
+            await trio.sleep(0.01)
+    await h.send("END")
+    with trio.fail_after(2):
+        await h.done.wait()
+
+
 async def test_no_free_search_slot_gives_a_quick_tactical_answer(nursery):
     slots = trio.CapacityLimiter(1)
     await slots.acquire_on_behalf_of("someone else")
