@@ -1,7 +1,7 @@
 """Experiment `sudden`: Li §4–5 — Table 1 (sudden death/win detection) and the §5.2 cost figures.
 
 The position suite and the per-configuration runner are the search's own benchmark
-(`benchmarks/sudden_positions.py`, `benchmarks/sudden_table.py`); this module drives them, puts
+(`gomocup_bot/experiments/sudden_positions.py`, `sudden_table.py`); this module drives them, puts
 Li's published rates beside ours, and adds the cost measurement of §5.2: how long the triggered
 minimax takes compared with the whole move.
 """
@@ -11,9 +11,7 @@ import argparse
 import importlib
 import math
 import statistics
-import sys
 import time
-from pathlib import Path
 
 from gomocup_bot.experiments.report import Report, progress
 
@@ -35,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--configs", default="", help=f"search configurations (default {FULL_CONFIGS}; quick {QUICK_CONFIGS})")
     parser.add_argument("--sizes", default="", help="board sizes K (default 7,9,11,15; quick 7,9,11)")
     parser.add_argument("--per-cell", type=int, default=-1, help="positions per (K, level) cell (default all; quick 4)")
-    parser.add_argument("--positions", default="", help="JSON-lines suite (default: the repository's benchmarks/data file)")
+    parser.add_argument("--positions", default="", help="JSON-lines suite (default: the suite shipped with the package)")
     parser.add_argument("--cost-config", default="", help="configuration for the §5.2 cost figures (default li-trig-30k; quick li-trig-3k)")
     parser.add_argument("--cost-size", type=int, default=9, help="board size K for the cost figures (Li: 9)")
     parser.add_argument("--cost-positions", type=int, default=-1, help="positions for the cost figures (default all of that K; quick 12)")
@@ -43,20 +41,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load_suite():
-    """The search's Table 1 benchmark module, from the repository's `benchmarks/` folder."""
+    """The search's Table 1 suite (`gomocup_bot.experiments.sudden_table`), imported lazily: numba."""
     from gomocup_bot.experiments import NotAvailable
 
-    here = Path(__file__).resolve()
-    for folder in (Path.cwd() / "benchmarks", here.parents[2] / "benchmarks"):
-        if (folder / "sudden_table.py").is_file() and (folder / "sudden_positions.py").is_file():
-            if str(folder) not in sys.path:
-                sys.path.insert(0, str(folder))
-            try:
-                return importlib.import_module("sudden_table")
-            except Exception as exc:  # their module failed to import: say so instead of crashing
-                raise NotAvailable(f"benchmarks/sudden_table.py does not import: {exc!r}") from exc
-    raise NotAvailable("needs the repository's benchmarks/sudden_table.py and sudden_positions.py "
-                       "(the Table 1 suite of the search); run from a checkout of the project")
+    try:
+        return importlib.import_module("gomocup_bot.experiments.sudden_table")
+    except Exception as exc:  # a broken suite is reported, not a traceback
+        raise NotAvailable(f"the Table 1 suite does not import: {exc!r}") from exc
 
 
 def run(args: argparse.Namespace) -> Report:
@@ -98,9 +89,9 @@ def run(args: argparse.Namespace) -> Report:
     report.para(
         "Li measured detection rates by letting a human play until positions of each kind came up (10–20 "
         "per cell, judging from his percentages). We use the search's seeded suite instead "
-        "(`benchmarks/sudden_positions.py`: positions from noisy threat-greedy games, each classified and its "
+        "(`gomocup_bot/experiments/sudden_positions.py`: positions from noisy threat-greedy games, each classified and its "
         "decisive moves found by an exact level-k minimax), and count a detection when the configuration "
-        "plays one of the decisive moves. Configurations (from `benchmarks/sudden_table.py`): `plain-T` Li's "
+        "plays one of the decisive moves. Configurations (from `gomocup_bot/experiments/sudden_table.py`): `plain-T` Li's "
         "plain UCT with random playouts and T iterations; `li-trig-T` the same plus the triggered depth-4 "
         "minimax of his Fig. 17b; `li-brute` the minimax before every search (Fig. 17a); `li-h1`/`li-h2` his "
         "two heuristic strategies of §5.3; `ours-3k` our improved MCTS; `full-1s` the full brain at 1 s per move."

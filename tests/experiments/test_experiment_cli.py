@@ -71,14 +71,7 @@ def test_threat_tests_quick_path(tmp_path: Path):
     assert "| attack | gomocup-bot | (10, 5) | yes |" in report
 
 
-REPO = Path(__file__).resolve().parents[2]
-
-
 def test_sudden_quick_path_on_a_few_positions(tmp_path: Path):
-    import pytest
-
-    if not (REPO / "benchmarks" / "sudden_table.py").is_file():
-        pytest.skip("the search's Table 1 suite (benchmarks/sudden_table.py) is not in this checkout")
     proc = run_cli("sudden", "--quick", "--sizes", "7", "--per-cell", "2", "--configs", "plain-3k,li-trig-3k",
                    "--cost-positions", "3", "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
@@ -89,10 +82,6 @@ def test_sudden_quick_path_on_a_few_positions(tmp_path: Path):
 
 
 def test_sudden_rejects_unknown_configuration(tmp_path: Path):
-    import pytest
-
-    if not (REPO / "benchmarks" / "sudden_table.py").is_file():
-        pytest.skip("the search's Table 1 suite is not in this checkout")
     proc = run_cli("sudden", "--configs", "nonsense", "--out", str(tmp_path))
     assert proc.returncode == 2
     assert "unknown configuration" in proc.stderr
