@@ -11,9 +11,8 @@ from __future__ import annotations
 import time
 
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
-from gomocup_bot.search import alphabeta as AB
-from gomocup_bot.search.adapter import BoardView, deadlines, make_result, pad_alternatives, report, summary_text
-from gomocup_bot.search.engines_common import SearchEngineBase
+from gomocup_bot.search.adapter import BoardView, deadlines, make_result, pad_alternatives, report
+from gomocup_bot.search.engines_common import SearchEngineBase, alpha_beta_result
 from gomocup_bot.search.idsearch import AbConfig, AlphaBetaSearcher
 from gomocup_bot.search.tactics import analyse_root
 
@@ -59,29 +58,7 @@ class MinimaxEngine(SearchEngineBase):
             allowed = plan.allowed
             lost = plan.losing
 
-        shown = {"move": -1}
-
-        def on_iteration(out):
-            if out.move != shown["move"]:  # one line per change of mind, not per iteration
-                shown["move"] = out.move
-                report(request, "best", view, out.move, depth=out.depth, nodes=out.nodes)
-
-        t0 = time.monotonic()
-        out = self._searcher.search(view.cells, view.near, view.geo, view.side, stop.array,
-                                    soft_deadline=budget.soft, hard_deadline=budget.hard,
-                                    allowed=allowed, excluded=view.excluded,
-                                    max_depth=budget.max_depth, max_nodes=budget.max_nodes,
-                                    on_iteration=on_iteration if request.report else None)
-        if out.move < 0:
-            return make_result(view, view.fallback())
-        winrate = 0.5 + 0.5 * max(-1.0, min(1.0, out.score / 20000.0))
-        if abs(out.score) > AB.WIN_BOUND:
-            winrate = 1.0 if out.score > 0 else 0.0
-        report(request, "summary", view, out.move, depth=out.depth, nodes=out.nodes, winrate=winrate,
-               text=summary_text("minimax", view, depth=out.depth, nodes=out.nodes, winrate=winrate,
-                                 pv=out.pv, seconds=time.monotonic() - t0, extra=f"score {out.score}"))
-        result = make_result(view, out.move, proven=out.proven, winrate=winrate, depth=out.depth,
-                             nodes=out.nodes, pv=out.pv, alternatives=out.ranked, nbest=request.nbest)
+        result = alpha_beta_result(self._searcher, request, stop, view, budget, allowed, "minimax", show_score=True)
         return pad_alternatives(result, view, lost, request.nbest)
 
 

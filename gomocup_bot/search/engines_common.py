@@ -10,7 +10,7 @@ import time
 
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
 from gomocup_bot.search import policy
-from gomocup_bot.search.adapter import BoardView, make_result, memory_split
+from gomocup_bot.search.adapter import BoardView, make_result, memory_split, report, summary_text
 
 log = logging.getLogger(__name__)
 
@@ -74,3 +74,34 @@ class SearchEngineBase:
 
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
         raise NotImplementedError
+
+
+def alpha_beta_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView, budget, allowed,
+                      label: str, show_score: bool = False) -> SearchResult:
+    """Run an iterative-deepening alpha-beta searcher and turn its answer into a `SearchResult`
+    (shared by the full brain and `minimax`): one BEST line per change of mind, one summary line."""
+    from gomocup_bot.search import alphabeta as AB
+
+    shown = {"move": -1}
+
+    def on_iteration(out):
+        if out.move != shown["move"]:  # one line per change of mind, not per iteration
+            shown["move"] = out.move
+            report(request, "best", view, out.move, depth=out.depth, nodes=out.nodes)
+
+    t0 = time.monotonic()
+    out = searcher.search(view.cells, view.near, view.geo, view.side, stop.array,
+                          soft_deadline=budget.soft, hard_deadline=budget.hard,
+                          allowed=allowed, excluded=view.excluded,
+                          max_depth=budget.max_depth, max_nodes=budget.max_nodes,
+                          on_iteration=on_iteration if request.report else None)
+    if out.move < 0:
+        return make_result(view, view.fallback())
+    winrate = 0.5 + 0.5 * max(-1.0, min(1.0, out.score / 20000.0))
+    if abs(out.score) > AB.WIN_BOUND:
+        winrate = 1.0 if out.score > 0 else 0.0
+    report(request, "summary", view, out.move, depth=out.depth, nodes=out.nodes, winrate=winrate,
+           text=summary_text(label, view, depth=out.depth, nodes=out.nodes, winrate=winrate, pv=out.pv,
+                             seconds=time.monotonic() - t0, extra=f"score {out.score}" if show_score else ""))
+    return make_result(view, out.move, proven=out.proven, winrate=winrate, depth=out.depth,
+                       nodes=out.nodes, pv=out.pv, alternatives=out.ranked, nbest=request.nbest)
