@@ -189,6 +189,7 @@ def main() -> int:
         server_log = Path(log_file.name).read_text()
         counters = re.findall(r"counters \(shutdown\): (.*)", server_log)
         fallbacks = len(re.findall(r"no search slot in time", server_log))
+        early = len(re.findall(r"sessions already waiting; answering with", server_log))
     print(f"{'games':>5} {'sessions':>8} {'moves':>6} {'wall s':>7} {'moves/s':>8} {'p50 t/b':>8} "
           f"{'p99 t/b':>8} {'max t/b':>8} {'late':>5} {'illegal':>7} {'load':>5}")
     for r in results:
@@ -201,6 +202,7 @@ def main() -> int:
         print(f"server counters: {counters[-1]}")
     print(f"server peak resident memory: {peak_rss_mb:.0f} MB")
     print(f"quick answers because no search slot freed in half the budget: {fallbacks} (all levels)")
+    print(f"quick answers at once because the slot queue was already long: {early} (all levels)")
     print(f"server log: {log_file.name}")
     return 0 if all(not r.failures and not r.illegal for r in results) else 1
 

@@ -363,6 +363,10 @@ class _Runner:
         assert engine is not None
         token = object()
         acquired = False
+        if self.slots is not None and not self.hurried and _queue_too_long(self.slots):
+            log.warning("search slots busy and %d sessions already waiting; answering with %s",
+                     self.slots.statistics().tasks_waiting, QUICK_ENGINE)
+            return await self._quick(search)
         if self.slots is not None and not self.hurried:
             with trio.move_on_after(half) as self.wait_scope:
                 await self.slots.acquire_on_behalf_of(token)
@@ -450,6 +454,16 @@ class _Runner:
                 pass
 
         return report
+
+
+def _queue_too_long(slots: "trio.CapacityLimiter") -> bool:
+    """True when every slot is busy and at least as many sessions already queue as there are slots.
+
+    Why: a queued session then waits for a whole search to end before its own starts, which rarely
+    fits in half its budget; answering quickly at once keeps its clock instead of burning half of it.
+    """
+    stats = slots.statistics()
+    return slots.available_tokens == 0 and stats.tasks_waiting >= stats.total_tokens
 
 
 async def _stop_at(deadline: float, stop: StopFlag) -> None:
