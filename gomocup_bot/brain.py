@@ -10,6 +10,7 @@ after START is answered, so the START reply never waits for numba.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import threading
 import time
@@ -84,6 +85,8 @@ class BrainOptions:
     yixin_rule2: bool = False
     log_level: str = "WARNING"
     log_file: str | None = None
+    threads: int | None = None  # search threads per move (None: the engine's default)
+    engine_options: tuple[tuple[str, str], ...] = ()  # `--option KEY=VALUE`, engine-specific
 
     @classmethod
     def from_argv(cls, argv: list[str]) -> "BrainOptions":
@@ -96,7 +99,15 @@ class BrainOptions:
             yixin_rule2=args.yixin_rule2,
             log_level=args.log_level,
             log_file=args.log_file,
+            threads=args.threads,
+            engine_options=tuple(args.option),
         )
+
+    def with_threads(self, threads: int) -> "BrainOptions":
+        """The same options with `threads` set, unless the user chose a thread count."""
+        if self.threads is not None:
+            return self
+        return dataclasses.replace(self, threads=threads)
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
@@ -117,6 +128,16 @@ def build_arg_parser() -> argparse.ArgumentParser:
     parser.add_argument("--level", type=int, default=None, help="engine strength level (engine-specific)")
     parser.add_argument("--seed", type=int, default=None, help="random seed for engines that use randomness")
     parser.add_argument(
+        "--threads", type=_positive_int, default=None, metavar="N",
+        help="search threads per move for engines that can use more than one (gomocup-bot: "
+        "1 or 2; default: the engine's own, 2 for gomocup-bot)",
+    )
+    parser.add_argument(
+        "--option", action="append", default=[], type=_engine_option, metavar="KEY=VALUE",
+        help="an engine-specific option, repeatable; for gomocup-bot e.g. backend=mcts, trigger=h1, "
+        "playout=depth, final=max (see docs/search.md)",
+    )
+    parser.add_argument(
         "--yixin-rule2", action="store_true", help="read `INFO rule 2` as renju (Yixin), not continuous game"
     )
     parser.add_argument(
@@ -124,6 +145,21 @@ def build_arg_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--log-file", default=None, help="append logs to this file instead of stderr")
     return parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _engine_option(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or not key.replace("_", "").replace("-", "").isalnum():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key.replace("-", "_"), value.strip()
 
 
 @dataclass(frozen=True)
@@ -142,6 +178,9 @@ def choose_engine(options: BrainOptions, engine_factory: Callable[[], Engine] | 
         extra["level"] = options.level
     if options.seed is not None:
         extra["seed"] = options.seed
+    extra.update(dict(options.engine_options))
+    if options.threads is not None:
+        extra["threads"] = options.threads
     name = options.engine_name
     if is_available(name):
         return EngineChoice(lambda: create_engine(name, **extra), name)

@@ -226,7 +226,7 @@ class BotServer:
 # ---- the default session: the real brain ------------------------------------------------------
 
 
-def brain_session_handler(brain_argv: list[str]) -> SessionHandler:
+def brain_session_handler(brain_argv: list[str], search_slots: int) -> SessionHandler:
     """Sessions running `run_brain` with the stdio brain's options (`gomocup-bot brain --help`).
 
     The engine is built and prepared once here, before the server listens: the imports and the
@@ -239,7 +239,8 @@ def brain_session_handler(brain_argv: list[str]) -> SessionHandler:
     from gomocup_bot.engine import StopFlag
     from gomocup_bot.engines import greedy  # noqa: F401  (the quick fallback, imported now)
 
-    options = brain.BrainOptions.from_argv(brain_argv)
+    # one search per slot: each search gets its share of the cores, so slots never oversubscribe them
+    options = brain.BrainOptions.from_argv(brain_argv).with_threads(max(1, usable_cores() // max(1, search_slots)))
     started = time.monotonic()
     StopFlag()  # numpy
     choice = brain.choose_engine(options)
@@ -368,7 +369,7 @@ def main(argv: list[str]) -> int:
         logging.getLogger(name).setLevel(brain_level)
     try:
         limits = limits_from_args(args)
-        handler = brain_session_handler(brain_argv)
+        handler = brain_session_handler(brain_argv, args.search_slots or usable_cores())
     except (ValueError, OSError) as exc:
         parser.error(str(exc))
     server = BotServer(limits, handler, search_slots=args.search_slots or None)

@@ -4,7 +4,8 @@ Three kinds, all spoken to with the same protocol and measured the same way:
 - a command line (`./pbrain-foo`, `"python my_brain.py --fast"`), run as a subprocess;
 - `tcp://HOST:PORT`, a remote brain session (e.g. `gomocup-bot serve`), one connection per game;
 - `builtin:NAME[?opt=val&...]`, one of our own engines, launched as
-  `python -m gomocup_bot --engine NAME --opt val ...` so it is a process like any other.
+  `python -m gomocup_bot --engine NAME --level 3 --option backend=mcts ...` (brain flags as flags,
+  engine options through `--option`) so it is a process like any other.
 An optional `LABEL=` prefix names the engine in tables and the database (`fast=builtin:greedy`).
 """
 from __future__ import annotations
@@ -43,13 +44,20 @@ class EngineSpec:
         return self.kind == "tcp"
 
 
+# options of `builtin:NAME?opt=val` that are brain flags; any other goes to the engine (`--option`)
+BRAIN_FLAGS = frozenset({"level", "seed", "threads", "log-level", "log-file"})
+
+
 def builtin_argv(name: str, options: dict[str, str]) -> tuple[str, ...]:
     """The command line of a built-in engine (same interpreter as the manager)."""
     argv = [sys.executable, "-m", "gomocup_bot", "--engine", name]
     for key, value in options.items():
         if not _OPTION_KEY.match(key):
             raise EngineSpecError(f"bad option name {key!r} for builtin:{name}")
-        argv += [f"--{key}", value]
+        if key in BRAIN_FLAGS:
+            argv += [f"--{key}", value]
+        else:  # anything else is the engine's own option
+            argv += ["--option", f"{key}={value}"]
     return tuple(argv)
 
 
