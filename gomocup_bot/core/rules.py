@@ -31,15 +31,16 @@ from .board import to_pos
 
 @njit(cache=True, nogil=True, forceinline=True)
 def run_ends(cells, p, s, colour):
-    """Steps back and forward from p over `colour` stones along step s (p itself not examined)."""
+    """Steps back and forward from p over `colour` stones along step s (p itself not examined).
+    Unsigned indices (the wall padding keeps them in range) spare numba's negative-index branch."""
     a = 0
     q = p - s
-    while cells[q] == colour:
+    while cells[np.uint64(q)] == colour:
         a += 1
         q -= s
     f = 0
     q = p + s
-    while cells[q] == colour:
+    while cells[np.uint64(q)] == colour:
         f += 1
         q += s
     return a, f
