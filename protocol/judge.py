@@ -191,7 +191,8 @@ def winning_squares(board: Board, colour: int, rules: Rules, k: int = 5) -> list
 
     No renju foul check is needed: black wins only with an exact five, which beats every foul.
     """
-    return [(x, y) for x, y in _next_to(board, colour) if makes_win(board, x, y, colour, rules, k)]
+    candidates = _next_to(board, colour) if k > 1 else board.empties()  # a run of 2+ has a neighbour
+    return [(x, y) for x, y in candidates if makes_win(board, x, y, colour, rules, k)]
 
 
 def _next_to(board: Board, colour: int) -> list[Square]:

@@ -149,6 +149,7 @@ def test_has_win_and_winning_squares() -> None:
     board = Board.from_rows(["......", ".oooo.", "xxx...", "......", "......", "......"])
     assert winning_squares(board, WHITE, FREESTYLE) == [(0, 1), (5, 1)]
     assert winning_squares(board, BLACK, FREESTYLE) == []
+    assert winning_squares(Board(2, 2, [(0, 0, BLACK)]), WHITE, FREESTYLE, k=1) == [(1, 0), (0, 1), (1, 1)]
     overline = Board.from_rows(["xxxxxx", "......"])
     assert has_win(overline, BLACK, FREESTYLE) and not has_win(overline, BLACK, EXACT_FIVE)
     assert not has_win(overline, BLACK, RENJU) and has_win(Board.from_rows(["oooooo"]), WHITE, RENJU)
