@@ -3,8 +3,8 @@
 The manager's referee judges every move with it, the brain's session checks BOARD positions and
 answers YXSHOWFORBID with it, and the baseline engines find wins with it. One plain-Python
 implementation, so the two sides cannot disagree; the numba core (`gomocup_bot.core.rules`) is a
-separate, faster one that the tests cross-check against this module. Importing it costs nothing
-(stdlib only), so it may sit on the brain's START path.
+separate, faster one that the tests cross-check against this module. Importing it is cheap
+(stdlib and protocol.rules only), so it may sit on the brain's START path.
 
 Rules (any width x height, any win length k, blocked squares allowed):
 - freestyle: k or more in a row wins;
