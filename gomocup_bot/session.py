@@ -15,8 +15,8 @@ from typing import Union
 
 from gomocup_bot import __version__
 from gomocup_bot.engine import BLACK, BLOCKED, EMPTY, WHITE, Move, Position, SearchResult
-from gomocup_bot.lines import Grid, forbidden_points, has_five, renju_foul
 from protocol import messages as m
+from protocol.judge import Board, forbidden_points, has_win, renju_foul
 from protocol.rules import FREESTYLE, RuleError, Rules
 
 log = logging.getLogger("gomocup_bot.session")
@@ -128,9 +128,9 @@ class BrainSession:
             to_move=self.to_move() if to_move is None else to_move,
         )
 
-    def grid(self) -> Grid:
+    def grid(self) -> Board:
         assert self.width is not None and self.height is not None
-        return Grid(self.width, self.height, self.stones)
+        return Board(self.width, self.height, self.stones)
 
     def _on_board(self, x: int, y: int) -> bool:
         return self.width is not None and self.height is not None and 0 <= x < self.width and 0 <= y < self.height
@@ -324,10 +324,10 @@ class BrainSession:
         colour = {m.OWN: mine, m.OPPONENT: other, m.BLOCKED_FIELD: BLOCKED}
         new_stones = [(x, y, colour[f]) for x, y, f in stones]
         assert self.width is not None and self.height is not None
-        grid = Grid(self.width, self.height, new_stones)
+        grid = Board(self.width, self.height, new_stones)
         if not self.rules.continuous:
             for c, who in ((BLACK, "black"), (WHITE, "white")):
-                if has_five(grid, c, self.rules):
+                if has_win(grid, c, self.rules):
                     return _error(f"{word}: impossible position, {who} already has five")
         if reply and len(new_stones) >= self.width * self.height:
             return _error(f"{word}: the board is full")
@@ -409,7 +409,7 @@ class BrainSession:
         if move in pos.occupied():
             return "occupied"
         if pos.rules.renju and pos.to_move == BLACK:
-            foul = renju_foul(Grid(pos.width, pos.height, pos.stones), x, y)
+            foul = renju_foul(Board(pos.width, pos.height, pos.stones), x, y)
             if foul:
                 return f"renju foul: {foul}"
         return None

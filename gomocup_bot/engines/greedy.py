@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from gomocup_bot.engine import BLACK, Position, SearchRequest, SearchResult, StopFlag
-from gomocup_bot.lines import DIRECTIONS, EMPTY, Grid, is_renju_foul, opponent, winning_squares
+from protocol.judge import DIRECTIONS, EMPTY, Board as Grid, is_renju_foul, opponent, winning_squares
 from protocol.rules import Rules
 
 # value of a window holding k stones of one side and none of the other (k = 0..4)

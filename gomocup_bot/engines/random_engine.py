@@ -4,7 +4,7 @@ from __future__ import annotations
 import random
 
 from gomocup_bot.engine import BLACK, Position, SearchRequest, SearchResult, StopFlag
-from gomocup_bot.lines import Grid, is_renju_foul
+from protocol.judge import Board as Grid, is_renju_foul
 from protocol.rules import Rules
 
 
