@@ -7,7 +7,7 @@ import pytest
 
 from gomocup_bot.engine import BLACK, WHITE, Position, SearchLimits, SearchRequest, StopFlag
 from gomocup_bot.engines import ENGINE_NAMES, EngineUnavailable, create_engine
-from gomocup_bot.lines import Grid, renju_foul
+from protocol.judge import Board as Grid, renju_foul
 from protocol.rules import EXACT_FIVE, FREESTYLE, RENJU
 
 

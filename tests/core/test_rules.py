@@ -1,5 +1,5 @@
 """Rule checks: hand-built positions with known verdicts for every rule, and random positions
-cross-checked against the plain-Python referee (`tournament/referee.py`)."""
+cross-checked against the plain-Python judge the referee uses (`protocol/judge.py`)."""
 from __future__ import annotations
 
 import numpy as np
