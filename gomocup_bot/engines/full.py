@@ -7,7 +7,9 @@ the improved MCTS with the triggered minimax.
 
 Options: ``backend`` (mcts | ab), ``trigger`` (none | brute | triggered | h1 | h2), ``k``,
 ``playout`` (heavy | depth | light | random), ``final`` (robust | max | max-robust), ``level``,
-``threads`` (1 | 2: alpha-beta with a lazy-SMP helper thread on the second core; default 2).
+``threads`` (1 | 2: the second core searches too -- alpha-beta with a lazy-SMP helper thread,
+MCTS with a second tree (root parallel); defaults below), ``reuse`` (MCTS: keep the tree from one
+move to the next).
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from gomocup_bot.search.adapter import BoardView, deadlines, make_result, pad_al
 from gomocup_bot.search.driver import TRIGGERS, MctsConfig, MctsSearcher
 from gomocup_bot.search.engines_common import SearchEngineBase, alpha_beta_result
 from gomocup_bot.search.idsearch import AbConfig, AlphaBetaSearcher
-from gomocup_bot.search.mcts import NODE_BYTES
+from gomocup_bot.search.mcts import NODE_BYTES, REROOT_BYTES
 from gomocup_bot.search.policy import FINAL_POLICIES, child_mean, choose_final, ranked_children
 from gomocup_bot.search.tactics import analyse_root
 
@@ -26,6 +28,8 @@ from gomocup_bot.search.tactics import analyse_root
 # alpha-beta beat the improved MCTS 6-2 against the plain alpha-beta engine where MCTS scored 2-6,
 # so the default is the stronger design; `backend=mcts` keeps the MCTS with triggered minimax.
 DEFAULT_BACKEND = "ab"
+DEFAULT_THREADS = {"ab": 2, "mcts": 1}
+DEFAULT_REUSE = False
 
 
 class FullEngine(SearchEngineBase):
@@ -44,9 +48,11 @@ class FullEngine(SearchEngineBase):
             playout=self.option("playout", "heavy", str),
             final=final if final in FINAL_POLICIES else "robust",
             seed=self.option("seed", 1, int),
+            reuse=self.option("reuse", DEFAULT_REUSE, bool),
         )
         self.tactics = self.option("tactics", True, bool)
-        self.threads = max(1, min(2, self.option("threads", 2, int)))
+        self.threads = max(1, min(2, self.option("threads", DEFAULT_THREADS[self.backend], int)))
+        self.mcts_config.threads = self.threads
         self._mcts: MctsSearcher | None = None
         self._ab: AlphaBetaSearcher | None = None
         self._sizes = (0, 0)
@@ -59,6 +65,8 @@ class FullEngine(SearchEngineBase):
     def _reset(self) -> None:
         if self._ab is not None:
             self._ab.clear()
+        if self._mcts is not None:
+            self._mcts.forget()
 
     def _searchers(self, request: SearchRequest):
         self._searchers_for(request.max_memory)
@@ -72,7 +80,8 @@ class FullEngine(SearchEngineBase):
             self._ab = None
             self._sizes = (tree_bytes, tt_bytes)
         if self.backend == "mcts" and self._mcts is None:
-            self._mcts = MctsSearcher(self.mcts_config, tree_bytes // NODE_BYTES)
+            per_node = NODE_BYTES + (REROOT_BYTES if self.mcts_config.reuse else 0)
+            self._mcts = MctsSearcher(self.mcts_config, tree_bytes // per_node)
         if self.backend == "ab" and self._ab is None:
             self._ab = AlphaBetaSearcher(tt_bytes, AbConfig(threads=self.threads))
 
@@ -112,12 +121,12 @@ class FullEngine(SearchEngineBase):
             if now - last["t"] < 0.1:
                 return
             last["t"] = now
-            kids = ranked_children(s.tree)
+            kids = ranked_children(s.view)
             if kids:
-                best = int(s.tree.move[kids[0]])
+                best = int(s.view.move[kids[0]])
                 if best != last["best"]:
                     last["best"] = best
-                    report(request, "best", view, best, nodes=int(s.stats[0]))
+                    report(request, "best", view, best, nodes=s.iterations())
 
         cap = request.limits.max_nodes or self.level.max_iterations
         t0 = time.monotonic()
@@ -125,39 +134,25 @@ class FullEngine(SearchEngineBase):
                            soft_deadline=budget.soft, hard_deadline=budget.hard, max_iterations=cap,
                            allowed=allowed, excluded=sorted(view.excluded),
                            on_progress=on_progress if request.report else None)
-        tree = searcher.tree
-        child = out.child
+        root = searcher.view  # the root children of every thread's tree, merged
+        child = root.index_of(out.move)
         if self.level.temperature > 0:
-            child, _ = choose_final(tree, "robust", temperature=self.level.temperature)
+            child, _ = choose_final(root, "robust", temperature=self.level.temperature)
         if child < 0:
             return make_result(view, view.fallback())
-        p = int(tree.move[child])
-        q = child_mean(tree, child)
+        p = int(root.move[child])
+        q = child_mean(root, child)
         winrate = (q + 1) / 2 if q > -2 else None
-        if int(tree.proven[child]) == 1:
+        if int(root.proven[child]) == 1:
             winrate = 1.0
-        pv = self._principal_variation(tree, child)
-        ranked = [int(tree.move[i]) for i in ranked_children(tree)]
+        pv = searcher.principal_variation(p)
+        ranked = [int(root.move[i]) for i in ranked_children(root)]
+        extra = f"minimax {out.minimax_runs} stop {out.stopped_by} threads {out.threads} reused {out.reused}"
         report(request, "summary", view, p, depth=len(pv), nodes=out.iterations, winrate=winrate,
                text=summary_text("mcts", view, depth=len(pv), nodes=out.iterations, winrate=winrate, pv=pv,
-                                 seconds=time.monotonic() - t0,
-                                 extra=f"minimax {out.minimax_runs} stop {out.stopped_by}"))
+                                 seconds=time.monotonic() - t0, extra=extra))
         return make_result(view, p, proven=out.proven_root, winrate=winrate, depth=len(pv),
                            nodes=out.iterations, pv=pv, alternatives=ranked, nbest=request.nbest)
-
-    @staticmethod
-    def _principal_variation(tree, child: int, limit: int = 12) -> list[int]:
-        pv = []
-        node = child
-        while node >= 0 and len(pv) < limit:
-            pv.append(int(tree.move[node]))
-            f, n = int(tree.first[node]), int(tree.nch[node])
-            if f < 0 or n <= 0:
-                break
-            node = max(range(f, f + n), key=lambda i: int(tree.visits[i]))
-            if int(tree.visits[node]) == 0:
-                break
-        return pv
 
     def _search_ab(self, request, stop, view, budget, allowed) -> SearchResult:
         return alpha_beta_result(self._ab, request, stop, view, budget, allowed, "alpha-beta")

@@ -18,10 +18,22 @@ Sudden death/win variants (``trigger``), after Li 2018 §5:
 
 Whatever the variant, the root minimax's proofs are written into the tree as MCTS-solver flags,
 so a proven root child is never searched again and a proven win ends the search at once.
+
+Two threads (``threads=2``): root parallelism. Each thread owns a tree, a board copy and a
+random stream; the helper runs one long nogil kernel call until the main thread raises its halt
+flag, the main thread runs the clocked chunks, the minimax rules and the stop checks. Decisions
+(adaptive stop, final move) use the root children of both trees merged by move
+(`policy.merged_root`); a root proof found by either side is copied into the other tree.
+
+Tree reuse (``reuse=True``): each tree remembers the position of its root. When the next search's
+position is that position plus stones that a path in the tree played (our move and the reply, or
+any number of plies), the tree is re-rooted there (`Tree.reroot` compacts the subtree to the front
+of the arrays; statistics and proofs kept); anything else starts a fresh tree.
 """
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -30,7 +42,8 @@ import numpy as np
 from gomocup_bot.search import mcts as K
 from gomocup_bot.search.board import first_five_point
 from gomocup_bot.search.heuristic import make_weights
-from gomocup_bot.search.policy import ROBUST, MAX_ROBUST, child_mean, choose_final, ranked_children
+from gomocup_bot.search.policy import (ROBUST, MAX_ROBUST, RootView, child_mean, choose_final, merged_root,
+                                       ranked_children, root_proof)
 from gomocup_bot.search.sudden import UNKNOWN, root_values, sudden
 
 log = logging.getLogger(__name__)
@@ -61,6 +74,8 @@ class MctsConfig:
     check_every: int = 2000
     final: str = ROBUST
     seed: int = 1
+    threads: int = 1  # 2 = root parallel: a second tree searched by a helper thread
+    reuse: bool = False  # keep the tree from one move to the next
 
     @classmethod
     def baseline(cls, **kw) -> "MctsConfig":
@@ -72,25 +87,112 @@ class MctsConfig:
 
 @dataclass
 class MctsOutcome:
-    child: int
+    child: int  # index of the chosen root child in the main tree (`MctsSearcher.tree`), -1 if none
     iterations: int
+    move: int = -1  # the chosen square (padded index)
     minimax_runs: int = 0
     minimax_seconds: float = 0.0
     stopped_by: str = ""
     proven_root: int = 0  # +1 root side wins, -1 root side loses, 0 open
+    reused: int = 0  # root visits kept from the previous search (summed over the trees)
+    threads: int = 1
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass
+class RootKey:
+    """The position a tree's root stands for, to recognise it in the next search."""
+
+    cells: np.ndarray
+    geo: np.ndarray
+    side: int
+    restricted: bool  # the root's children were limited to an `allowed` set
+
+
+class _Worker:
+    """One thread's share: a tree, a random stream, counters, and the root it last searched."""
+
+    def __init__(self, capacity: int, seed: int) -> None:
+        self.tree = K.Tree(capacity)
+        self.rng = np.zeros(1, dtype=np.uint64)
+        self.rng[0] = np.uint64(0x9E3779B97F4A7C15 ^ (seed * 0x100000001B3 + 1))
+        self.stats = np.zeros(8, dtype=np.int64)  # the kernel adds S_ITER when a call returns
+        self.root: RootKey | None = None
+        self.start_visits = 0  # root visits when the current search began
+
+
+def find_descendant(tree, key: RootKey | None, cells, geo, side: int) -> int:
+    """The node of ``tree`` whose position is (cells, side), reached from the root position
+    ``key`` by moves of the tree; -1 if there is none (other stones, a takeback, another game)."""
+    if key is None or key.cells.shape != cells.shape or not np.array_equal(key.geo[:5], geo[:5]):
+        return -1
+    diff = np.nonzero(key.cells != cells)[0]
+    if len(diff) and (key.cells[diff] != 0).any():
+        return -1  # a stone was taken back or changed
+    extra = {int(p): int(cells[p]) for p in diff}
+    if any(c not in (1, 2) for c in extra.values()):
+        return -1
+    if (len(extra) % 2 == 0) != (side == key.side):
+        return -1
+    return _walk(tree, 0, key.side, extra)
+
+
+def _walk(tree, node: int, side: int, extra: dict[int, int]) -> int:
+    """Depth-first search for a path of tree moves that plays exactly the squares of ``extra``."""
+    if not extra:
+        return node
+    f, n = int(tree.first[node]), int(tree.nch[node])
+    if f < 0 or n <= 0:
+        return -1
+    moves = tree.move[f:f + n]
+    for p, c in extra.items():
+        if c != side:
+            continue
+        hit = np.nonzero(moves == p)[0]
+        if len(hit):
+            rest = {q: v for q, v in extra.items() if q != p}
+            found = _walk(tree, f + int(hit[0]), 3 - side, rest)
+            if found >= 0:
+                return found
+    return -1
+
+
 class MctsSearcher:
-    """Owns a tree and the numba parameter vectors; one `run` per move."""
+    """Owns the trees (one per thread) and the numba parameter vectors; one `run` per move."""
 
     def __init__(self, config: MctsConfig, node_capacity: int = 2_000_000) -> None:
         self.config = config
-        self.tree = K.Tree(node_capacity)
-        self.rng = np.zeros(1, dtype=np.uint64)
-        self.rng[0] = np.uint64(0x9E3779B97F4A7C15 ^ (config.seed * 0x100000001B3 + 1))
-        self.stats = np.zeros(8, dtype=np.int64)
+        n = max(1, min(2, int(config.threads)))
+        # the memory budget is shared: each tree gets its part of the nodes
+        self.workers = [_Worker(node_capacity // n, config.seed + 7919 * i) for i in range(n)]
         self._weights: dict[int, tuple] = {}
+        self.view: RootView | None = None  # merged root statistics, refreshed during `run`
+        self.active = self.workers[:1]  # the workers of the current or last search
+        self._size = 0
+
+    # the main thread's tree and state (single-thread callers and the experiments use these)
+    @property
+    def tree(self) -> K.Tree:
+        return self.workers[0].tree
+
+    @property
+    def rng(self) -> np.ndarray:
+        return self.workers[0].rng
+
+    @property
+    def stats(self) -> np.ndarray:
+        return self.workers[0].stats
+
+    def forget(self) -> None:
+        """A new game: no tree is reused."""
+        for w in self.workers:
+            w.root = None
+            w.tree.reset()
+
+    def iterations(self) -> int:
+        """Iterations of the current or last search, all threads (live: the helper's root visits)."""
+        w0 = self.workers[0]
+        return int(w0.stats[K.S_ITER]) + sum(int(w.tree.visits[0]) - w.start_visits for w in self.active[1:])
 
     def params(self):
         cfg = self.config
@@ -122,39 +224,71 @@ class MctsSearcher:
             allowed: np.ndarray | None = None, excluded: np.ndarray | None = None,
             on_progress=None) -> MctsOutcome:
         cfg = self.config
-        tree = self.tree
-        tree.reset()
-        self.stats[:] = 0
+        self._size = cells.shape[0]
+        # an iteration cap (levels, the experiments) is a reproducible budget: one thread
+        workers = self.workers[:1] if max_iterations else self.workers
+        self.active = workers
+        for w in self.workers:
+            w.stats[:] = 0
         ip, fp = self.params()
         att, dfn, brd = self.weights(int(geo[3]))
         allowed_arr = np.zeros(0, dtype=np.int64) if allowed is None else np.asarray(allowed, dtype=np.int64)
-        out = MctsOutcome(child=-1, iterations=0)
-        arrays = tree.arrays()
+        out = MctsOutcome(child=-1, iterations=0, threads=len(workers))
+        boards = [(cells, near, geo)] + [(cells.copy(), near.copy(), geo.copy()) for _ in workers[1:]]
+        for w, (c_, n_, g_) in zip(workers, boards):
+            out.reused += self._take_root(w, cells, geo, side, allowed)
+            w.start_visits = int(w.tree.visits[0])
+            # expand the root once so exclusions and proofs can be written onto its children
+            K.run_iterations(c_, n_, g_, side, 1, *w.tree.arrays(), ip, fp, att, dfn, brd, w.rng,
+                             allowed_arr, stop, w.stats)
+            self._exclude(w.tree, excluded, allowed)
+        self._refresh()
 
-        # expand the root once so exclusions and proofs can be written onto its children
-        K.run_iterations(cells, near, geo, side, 1, *arrays, ip, fp, att, dfn, brd, self.rng,
-                         allowed_arr, stop, self.stats)
-        if excluded is not None and len(excluded):
-            ex = set(int(p) for p in excluded)
-            for i in range(int(tree.first[0]), int(tree.first[0] + tree.nch[0])):
-                if int(tree.move[i]) in ex:
-                    tree.flags[i] |= K.FL_EXCLUDED
-            if all(int(tree.flags[i]) & K.FL_EXCLUDED for i in range(int(tree.first[0]), int(tree.first[0] + tree.nch[0]))):
-                for i in range(int(tree.first[0]), int(tree.first[0] + tree.nch[0])):
-                    tree.flags[i] &= ~K.FL_EXCLUDED  # nothing left: ignore the exclusions
+        halt = np.zeros(1, dtype=np.int32)
+        helpers = [threading.Thread(target=self._helper, name="mcts-helper", daemon=True,
+                                    args=(w, *b, side, ip, fp, att, dfn, brd, allowed_arr, halt))
+                   for w, b in zip(workers[1:], boards[1:])]
+        for h in helpers:
+            h.start()
+        try:
+            self._main_loop(cells, near, geo, side, stop, soft_deadline, hard_deadline, max_iterations,
+                            ip, fp, att, dfn, brd, allowed_arr, on_progress, out)
+        finally:
+            halt[0] = 1
+            for h in helpers:
+                h.join()
+        self._sync_proofs()
+        if cfg.trigger == "h2":
+            self._heuristic_rules(cells, near, geo, side, stop, out, prune_all=True)
+        view = self._refresh()
+        out.iterations = sum(int(w.stats[K.S_ITER]) for w in workers)
+        out.proven_root = -int(view.proven[0])
+        i, _ = choose_final(view, cfg.final if cfg.final != MAX_ROBUST else ROBUST)
+        if cfg.final == MAX_ROBUST:
+            i, _ = choose_final(view, MAX_ROBUST)
+        if i > 0:
+            out.move = int(view.move[i])
+            out.child = self.child_index(self.tree, out.move)
+        return out
 
+    def _main_loop(self, cells, near, geo, side, stop, soft_deadline, hard_deadline, max_iterations,
+                   ip, fp, att, dfn, brd, allowed_arr, on_progress, out: MctsOutcome) -> None:
+        cfg = self.config
+        w0 = self.workers[0]
+        tree = w0.tree
         if cfg.trigger == "brute":
             self._root_minimax(cells, near, geo, side, stop, out)
         triggered_done = cfg.trigger == "brute"
         next_check = cfg.check_every
         chunk = 32
         t_start = time.monotonic()
+        v_start = self._root_visits()
         rate = 0.0
         while True:
             if stop[0]:
                 out.stopped_by = "stop"
                 break
-            if tree.proven[0] != 0:
+            if self.view.proven[0] != 0:
                 out.stopped_by = "proven"
                 break
             now = time.monotonic()
@@ -166,14 +300,14 @@ class MctsSearcher:
                 break
             n_iter = chunk
             if max_iterations:
-                left = max_iterations - int(self.stats[K.S_ITER])
+                left = max_iterations - int(w0.stats[K.S_ITER])
                 if left <= 0:
                     out.stopped_by = "iterations"
                     break
                 n_iter = min(n_iter, left)
             t0 = time.monotonic()
-            K.run_iterations(cells, near, geo, side, n_iter, *arrays, ip, fp, att, dfn, brd, self.rng,
-                             allowed_arr, stop, self.stats)
+            K.run_iterations(cells, near, geo, side, n_iter, *tree.arrays(), ip, fp, att, dfn, brd, w0.rng,
+                             allowed_arr, stop, w0.stats)
             dt = time.monotonic() - t0
             # size the next chunk to about 4 ms (and never past the deadline)
             if dt > 0:
@@ -182,38 +316,165 @@ class MctsSearcher:
                 if soft_deadline is not None:
                     target = min(target, max(0.0005, (soft_deadline - time.monotonic()) * 0.5))
                 chunk = int(min(max(rate * target, 8), 4096))
-            if not triggered_done and cfg.trigger == "triggered" and (
-                    self.stats[K.S_TRIGGER_LOSS] or self.stats[K.S_TRIGGER_WIN]):
+            if len(self.active) > 1:
+                # every thread's iterations count towards what the time left allows
+                elapsed = time.monotonic() - t_start
+                if elapsed > 0:
+                    rate = max(rate, (self._root_visits() - v_start) / elapsed)
+                self._sync_proofs()
+            self._refresh()
+            if not triggered_done and cfg.trigger == "triggered" and any(
+                    w.stats[K.S_TRIGGER_LOSS] or w.stats[K.S_TRIGGER_WIN] for w in self.active):
                 triggered_done = True
                 self._root_minimax(cells, near, geo, side, stop, out)
-            if cfg.trigger == "h1" and self.stats[K.S_ITER] >= next_check:
+                self._refresh()
+            if cfg.trigger == "h1" and self._root_visits() - v_start >= next_check:
                 next_check += cfg.check_every
                 self._heuristic_rules(cells, near, geo, side, stop, out, prune_all=False)
+                self._refresh()
             if on_progress is not None:
                 on_progress(self)
             if self._settled(rate, soft_deadline, max_iterations):
                 out.stopped_by = "settled"
                 break
-        if cfg.trigger == "h2":
-            self._heuristic_rules(cells, near, geo, side, stop, out, prune_all=True)
-        out.iterations = int(self.stats[K.S_ITER])
-        out.proven_root = -int(tree.proven[0])
-        out.child, _ = choose_final(tree, cfg.final if cfg.final != MAX_ROBUST else ROBUST)
-        if cfg.final == MAX_ROBUST:
-            out.child, _ = choose_final(tree, MAX_ROBUST)
-        return out
+
+    @staticmethod
+    def _helper(w: _Worker, cells, near, geo, side, ip, fp, att, dfn, brd, allowed_arr, halt) -> None:
+        """The second thread: iterate on its own tree until the main thread raises ``halt`` (polled
+        every iteration) or its root is proven."""
+        K.run_iterations(cells, near, geo, side, 1 << 40, *w.tree.arrays(), ip, fp, att, dfn, brd, w.rng,
+                         allowed_arr, halt, w.stats)
+
+    # ------------------------------------------------------------ trees: reuse, views, proofs
+    def _take_root(self, w: _Worker, cells, geo, side: int, allowed) -> int:
+        """Re-root ``w``'s tree at the node of this position if it has one, else start fresh.
+        Returns the root visits kept (0 = fresh)."""
+        tree = w.tree
+        node = -1
+        if self.config.reuse:
+            node = find_descendant(tree, w.root, cells, geo, side)
+            if node == 0 and w.root.restricted:
+                node = -1  # the old root only has the children an `allowed` set let in
+            if node >= 0 and allowed is not None and not self._covers(tree, node, allowed):
+                node = -1
+        if node >= 0:
+            tree.reroot(node)
+        else:
+            tree.reset()
+        w.root = RootKey(cells.copy(), geo.copy(), side, allowed is not None)
+        return int(tree.visits[0]) if node >= 0 else 0
+
+    @staticmethod
+    def _covers(tree, node: int, allowed) -> bool:
+        """Does the node's children block hold every allowed square (it was expanded unrestricted,
+        so a fresh restricted root could not have more)? An unexpanded node is fine."""
+        f, n = int(tree.first[node]), int(tree.nch[node])
+        if f < 0 or n <= 0:
+            return int(tree.nch[node]) == 0 and f != -2
+        return set(int(p) for p in allowed) <= set(int(m) for m in tree.move[f:f + n])
+
+    def _exclude(self, tree, excluded, allowed) -> None:
+        """Flag the root children not to search: YXBLOCK / renju fouls, and on a reused root the
+        squares outside the ``allowed`` set; then settle the root's proof from what is left."""
+        f, n = int(tree.first[0]), int(tree.nch[0])
+        if f < 0 or n <= 0:
+            return
+        ex = set(int(p) for p in excluded) if excluded is not None and len(excluded) else set()
+        keep = set(int(p) for p in allowed) if allowed is not None else None
+        sl = slice(f, f + n)
+        moves = tree.move[sl]
+        if ex or keep is not None:
+            mask = np.array([int(m) in ex or (keep is not None and int(m) not in keep) for m in moves])
+            if mask.all():  # nothing left: give up the exclusions (never the allowed set)
+                mask = np.array([keep is not None and int(m) not in keep for m in moves])
+            tree.flags[sl] = np.where(mask, tree.flags[sl] | K.FL_EXCLUDED, tree.flags[sl] & ~K.FL_EXCLUDED)
+        if not self.config.plain:
+            tree.proven[0] = root_proof(tree.proven[sl], tree.flags[sl], K.FL_EXCLUDED)
+
+    def _root_visits(self) -> int:
+        return sum(int(w.tree.visits[0]) for w in self.active)
+
+    def _refresh(self) -> RootView:
+        self.view = merged_root([w.tree for w in self.active], self._size)
+        return self.view
+
+    def _sync_proofs(self) -> None:
+        """Copy root-child proofs between the trees (a proof is a fact about the position)."""
+        if len(self.active) < 2:
+            return
+        view = self._refresh()
+        if not view.proven[1:].any():
+            return
+        for w in self.active:
+            self._apply(w.tree, view.move[1:], view.proven[1:], 0)
+
+    def _apply(self, tree, moves, proven, flag_bits: int, overwrite: bool = False) -> None:
+        """Write proofs (where the tree has none, or over its own with ``overwrite``: the exact
+        root minimax outranks the tree's candidate-limited solver) and flag bits onto the root
+        children of ``tree`` that play ``moves``, then settle the root's proof."""
+        f, n = int(tree.first[0]), int(tree.nch[0])
+        if f < 0 or n <= 0:
+            return
+        where = np.full(self._size, -1, dtype=np.int64)
+        where[np.asarray(moves, dtype=np.int64)] = np.arange(len(moves))
+        sl = slice(f, f + n)
+        idx = where[tree.move[sl]]
+        ok = idx >= 0
+        if proven is not None:
+            new = np.zeros(n, dtype=np.int8)
+            new[ok] = np.asarray(proven, dtype=np.int8)[idx[ok]]
+            cur = tree.proven[sl]
+            put = ((cur == 0) | overwrite) & (new != 0)
+            if put.any():
+                tree.proven[f + np.nonzero(put)[0]] = new[put]
+        if flag_bits:
+            tree.flags[f + np.nonzero(ok)[0]] |= flag_bits
+        if not self.config.plain:
+            p0 = root_proof(tree.proven[sl], tree.flags[sl], K.FL_EXCLUDED)
+            if p0 != 0:
+                tree.proven[0] = p0
+
+    @staticmethod
+    def child_index(tree, move: int) -> int:
+        f, n = int(tree.first[0]), int(tree.nch[0])
+        if f < 0 or n <= 0:
+            return -1
+        hit = np.nonzero(tree.move[f:f + n] == move)[0]
+        return f + int(hit[0]) if len(hit) else -1
+
+    def principal_variation(self, move: int, limit: int = 12) -> list[int]:
+        """Most-visited line after root move ``move``, read in the tree that searched it most."""
+        best = None
+        for w in self.active:
+            i = self.child_index(w.tree, move)
+            if i >= 0 and (best is None or int(w.tree.visits[i]) > int(best[0].visits[best[1]])):
+                best = (w.tree, i)
+        if best is None:
+            return [move]
+        tree, node = best
+        pv = []
+        while node >= 0 and len(pv) < limit:
+            pv.append(int(tree.move[node]))
+            f, n = int(tree.first[node]), int(tree.nch[node])
+            if f < 0 or n <= 0:
+                break
+            kids = tree.visits[f:f + n]
+            node = f + int(np.argmax(kids))
+            if int(tree.visits[node]) == 0:
+                break
+        return pv
 
     def _settled(self, rate: float, soft_deadline: float | None, max_iterations: int) -> bool:
         """Dong & Zhang's adaptive steps: stop once the most visited child cannot be overtaken."""
-        tree = self.tree
-        kids = [i for i in ranked_children(tree) if int(tree.proven[i]) != -1]
+        view = self.view
+        kids = [i for i in ranked_children(view) if int(view.proven[i]) != -1]
         if len(kids) <= 1:
-            return int(self.stats[K.S_ITER]) >= 1
+            return self._root_visits() >= 1
         if self.config.final == MAX_ROBUST:
-            _, agree = choose_final(tree, MAX_ROBUST)
+            _, agree = choose_final(view, MAX_ROBUST)
             if not agree:
                 return False
-        gap = int(tree.visits[kids[0]]) - int(tree.visits[kids[1]])
+        gap = int(view.visits[kids[0]]) - int(view.visits[kids[1]])
         if max_iterations:
             left = max_iterations - int(self.stats[K.S_ITER])
         elif soft_deadline is not None and rate > 0:
@@ -257,23 +518,18 @@ class MctsSearcher:
         self._write_proofs(known, far_value, near)
 
     def _write_proofs(self, known: dict[int, int], far_value, near) -> None:
-        tree = self.tree
-        f, n = int(tree.first[0]), int(tree.nch[0])
-        any_win = False
-        for i in range(f, f + n):
-            p = int(tree.move[i])
+        """Proofs by square (a far square stands for every far square) onto every tree's root."""
+        view = self.view if self.view is not None else self._refresh()
+        moves, proofs = [], []
+        for p in (int(m) for m in view.move[1:]):
             v = known.get(p)
             if v is None and near[p] == 0:
                 v = far_value
-            if v is None or v == 0:
-                continue
-            tree.proven[i] = v
-            any_win |= v == 1
-        kids = [i for i in range(f, f + n) if not (int(tree.flags[i]) & K.FL_EXCLUDED)]
-        if any_win:
-            tree.proven[0] = -1
-        elif kids and all(int(tree.proven[i]) == -1 for i in kids):
-            tree.proven[0] = 1
+            if v:
+                moves.append(p)
+                proofs.append(v)
+        for w in self.active:
+            self._apply(w.tree, moves, proofs, 0, overwrite=True)
 
     def _child_value(self, cells, near, geo, side, p: int, depth: int, stop) -> int:
         """Depth-``depth`` minimax value for the root side after root move p (None if cut)."""
@@ -292,40 +548,42 @@ class MctsSearcher:
     def _heuristic_rules(self, cells, near, geo, side, stop, out: MctsOutcome, prune_all: bool) -> None:
         """Li's §5.3 rules 1 and 2 over the marked root children (depth k-1 from each child)."""
         t0 = time.monotonic()
-        tree = self.tree
+        view = self._refresh()
         cfg = self.config
-        kids = [i for i in ranked_children(tree) if int(tree.visits[i]) > 0 and int(tree.proven[i]) == 0]
-        kids.sort(key=lambda i: -child_mean(tree, i))
+        kids = [i for i in ranked_children(view) if int(view.visits[i]) > 0 and int(view.proven[i]) == 0]
+        kids.sort(key=lambda i: -child_mean(view, i))
         if not kids:
             return
         top1 = kids[:max(1, int(round(len(kids) * cfg.x1 / 100.0)))]
         top2 = kids[:max(1, int(round(len(kids) * cfg.x2 / 100.0)))]
         depth = cfg.k - 1
+
+        def settle(i: int, value: int = 0, bits: int = 0) -> None:
+            for w in self.active:
+                self._apply(w.tree, [int(view.move[i])], [value], bits)
+
         if prune_all:
             # strategy 2, rule 1: walk down the best-mean list while its head is a proven death
             for i in kids:
-                if not (int(tree.flags[i]) & K.FL_MARK_DEATH):
+                if not (int(view.flags[i]) & K.FL_MARK_DEATH):
                     break
-                v = self._child_value(cells, near, geo, side, int(tree.move[i]), depth, stop)
+                v = self._child_value(cells, near, geo, side, int(view.move[i]), depth, stop)
                 out.minimax_runs += 1
                 if v == -1:
-                    tree.proven[i] = -1
+                    settle(i, -1)
                 else:
                     break
         else:
             for i in top1:
-                if int(tree.flags[i]) & K.FL_MARK_DEATH and not (int(tree.flags[i]) & K.FL_CHECKED):
-                    v = self._child_value(cells, near, geo, side, int(tree.move[i]), depth, stop)
+                if int(view.flags[i]) & K.FL_MARK_DEATH and not (int(view.flags[i]) & K.FL_CHECKED):
+                    v = self._child_value(cells, near, geo, side, int(view.move[i]), depth, stop)
                     out.minimax_runs += 1
-                    tree.flags[i] |= K.FL_CHECKED
-                    if v == -1:
-                        tree.proven[i] = -1
+                    settle(i, -1 if v == -1 else 0, K.FL_CHECKED)
         for i in top2:
-            if int(tree.flags[i]) & K.FL_MARK_WIN and int(tree.proven[i]) == 0:
-                v = self._child_value(cells, near, geo, side, int(tree.move[i]), depth, stop)
+            if int(view.flags[i]) & K.FL_MARK_WIN and int(view.proven[i]) == 0:
+                v = self._child_value(cells, near, geo, side, int(view.move[i]), depth, stop)
                 out.minimax_runs += 1
                 if v == 1:
-                    tree.proven[i] = 1
-                    tree.proven[0] = -1
+                    settle(i, 1)
                     break
         out.minimax_seconds += time.monotonic() - t0

@@ -47,6 +47,7 @@ S_ITER, S_TRIGGER_LOSS, S_TRIGGER_WIN, S_FULL, S_MAXDEPTH = 0, 1, 2, 3, 4
 FL_MARK_DEATH, FL_MARK_WIN, FL_EXCLUDED, FL_CHECKED = 1, 2, 4, 8
 
 NODE_BYTES = 4 + 4 + 4 + 4 + 8 + 4 + 1 + 1  # move, first, nch, visits, wsum, prior, proven, flags
+REROOT_BYTES = 4  # per node, transient, while a subtree is compacted for reuse (`Tree.reroot`)
 
 
 class Tree:
@@ -74,18 +75,29 @@ class Tree:
         return cls(budget_bytes // NODE_BYTES)
 
     def reset(self) -> None:
-        n = int(self.count[0])
-        self.move[:n] = -1
-        self.first[:n] = -1
+        """Forget every node but a bare root. O(1): `expand` initialises each block it creates,
+        so stale entries past ``count`` are never read (zeroing them touched the whole tree)."""
         self.move[0] = -1
         self.first[0] = -1
-        self.nch[:n] = 0
-        self.visits[:n] = 0
-        self.wsum[:n] = 0.0
-        self.prior[:n] = 0.0
-        self.proven[:n] = 0
-        self.flags[:n] = 0
+        self.nch[0] = 0
+        self.visits[0] = 0
+        self.wsum[0] = 0.0
+        self.prior[0] = 0.0
+        self.proven[0] = 0
+        self.flags[0] = 0
         self.count[0] = 1
+
+    def reroot(self, node: int) -> int:
+        """Make ``node`` the root, keeping its subtree (statistics and proofs) and dropping the rest.
+
+        Returns the new node count. Root flags (marks, exclusions) are cleared: they belong to one
+        search. Needs a transient int32 array of ``count`` entries.
+        """
+        if node == 0:
+            self.flags[:int(self.count[0])] = 0
+            return int(self.count[0])
+        newpos = np.empty(int(self.count[0]), dtype=np.int32)
+        return int(compact_subtree(node, *self.arrays(), newpos))
 
     def arrays(self):
         return (self.move, self.first, self.nch, self.visits, self.wsum, self.prior, self.proven,
@@ -511,3 +523,47 @@ def run_iterations(cells, near, geo, root_c, n_iter, move, first, nch, visits, w
         done += 1
     stats[S_ITER] += done
     return done
+
+
+@njit(cache=True, nogil=True)
+def compact_subtree(r, move, first, nch, visits, wsum, prior, proven, flags, count, newpos):
+    """Move node r's subtree to the front of the arrays, r becoming node 0; returns the new count.
+
+    Safe in place because a child block is always allocated after its parent, so every descendant
+    of r has a larger index than r, and a kept node's new index (the number of kept nodes before
+    it) is never larger than its old one: walking upwards, a write never lands on an unread node.
+    Pass 1 numbers the kept nodes in index order (kept = r, or in a block whose parent is kept);
+    pass 2 moves them and renumbers the ``first`` links. Blocks stay contiguous and in order.
+    """
+    n = count[0]
+    for i in range(r, n):
+        newpos[i] = -1
+    newpos[r] = -2  # -2: kept, not numbered yet
+    w = 0
+    for j in range(r, n):
+        if newpos[j] != -2:
+            continue
+        newpos[j] = w
+        w += 1
+        f = first[j]
+        if f >= 0:
+            for c in range(f, f + nch[j]):
+                newpos[c] = -2
+    for j in range(r, n):
+        q = newpos[j]
+        if q < 0:
+            continue
+        f = first[j]
+        if f >= 0:
+            f = newpos[f] if nch[j] > 0 else -1
+        move[q] = move[j]
+        first[q] = f
+        nch[q] = nch[j]
+        visits[q] = visits[j]
+        wsum[q] = wsum[j]
+        prior[q] = prior[j]
+        proven[q] = proven[j]
+        flags[q] = 0
+    move[0] = -1
+    count[0] = w
+    return w

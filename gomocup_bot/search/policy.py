@@ -90,3 +90,72 @@ def level(number: int | None) -> Level:
     if number is None:
         return LEVELS[TOP_LEVEL]
     return LEVELS[min(max(int(number), 1), TOP_LEVEL)]
+
+
+class RootView:
+    """Root children of one or more trees merged by move, shaped like a `Tree` (node 0 the root,
+    children 1..n) so the functions above read it unchanged.
+
+    Root parallelism (one tree per thread) decides on the sum: visits and value sums add up,
+    a proof found in any tree holds for the move (proofs are facts about the position), flags
+    are joined.
+    """
+
+    def __init__(self, move, visits, wsum, proven, flags, root_visits: int) -> None:
+        n = len(move)
+        self.move = np.concatenate((np.array([-1], dtype=np.int64), np.asarray(move, dtype=np.int64)))
+        self.visits = np.concatenate((np.array([root_visits], dtype=np.int64), np.asarray(visits, dtype=np.int64)))
+        self.wsum = np.concatenate((np.zeros(1), np.asarray(wsum, dtype=np.float64)))
+        self.proven = np.concatenate((np.zeros(1, dtype=np.int8), np.asarray(proven, dtype=np.int8)))
+        self.flags = np.concatenate((np.zeros(1, dtype=np.int8), np.asarray(flags, dtype=np.int8)))
+        self.first = np.array([1 if n else -1], dtype=np.int64)
+        self.nch = np.array([n], dtype=np.int64)
+        self.proven[0] = root_proof(self.proven[1:], self.flags[1:])
+
+    def index_of(self, move: int) -> int:
+        hits = np.nonzero(self.move[1:] == move)[0]
+        return int(hits[0]) + 1 if len(hits) else -1
+
+
+def root_proof(child_proven, child_flags, excluded_flag: int = 4) -> int:
+    """The root's MCTS-solver value (from the opponent's side, as stored in a tree): -1 when a
+    child is a proven win, +1 when every child left is a proven loss, else 0."""
+    alive = (np.asarray(child_flags) & excluded_flag) == 0
+    pv = np.asarray(child_proven)[alive]
+    if len(pv) == 0:
+        return 0
+    if (pv == 1).any():
+        return -1
+    if (pv == -1).all():
+        return 1
+    return 0
+
+
+def merged_root(trees, size: int) -> RootView:
+    """One `RootView` over the root children of ``trees`` (same root position, any child order)."""
+    base = next((t for t in trees if int(t.nch[0]) > 0), trees[0])
+    f, n = int(base.first[0]), int(base.nch[0])
+    if f < 0 or n <= 0:
+        return RootView([], [], [], [], [], sum(int(t.visits[0]) for t in trees))
+    sl = slice(f, f + n)
+    moves = base.move[sl].astype(np.int64)
+    visits = base.visits[sl].astype(np.int64)
+    wsum = base.wsum[sl].astype(np.float64)
+    proven = base.proven[sl].copy()
+    flags = base.flags[sl].copy()
+    others = [t for t in trees if t is not base and int(t.nch[0]) > 0 and int(t.first[0]) >= 0]
+    if others:
+        where = np.full(size, -1, dtype=np.int64)
+        where[moves] = np.arange(n)
+        for t in others:
+            f2, n2 = int(t.first[0]), int(t.nch[0])
+            sl2 = slice(f2, f2 + n2)
+            idx = where[t.move[sl2]]
+            ok = idx >= 0
+            i = idx[ok]
+            visits[i] += t.visits[sl2][ok]
+            wsum[i] += t.wsum[sl2][ok]
+            p2 = t.proven[sl2][ok]
+            proven[i] = np.where(proven[i] != 0, proven[i], p2)
+            flags[i] |= t.flags[sl2][ok]
+    return RootView(moves, visits, wsum, proven, flags, sum(int(t.visits[0]) for t in trees))

@@ -1,0 +1,118 @@
+"""MCTS iterations per second with one and two threads (root parallel, and any other variant),
+on 15x15 middlegame positions, measured as ratios in the same run.
+
+Positions: each built-in opening, continued by the greedy engine (seeded) to ``--stones`` stones,
+kept only when neither side has a five-square (a decided position ends the search at once).
+Every position is searched by each variant for ``--seconds`` of wall time (hard deadline only, so
+the adaptive stop cannot end it early), the variants alternating in the order 1, 2, ..., 2, 1 so a
+change in machine load hits both; the load average is printed with every line.
+
+    python benchmarks/mcts_parallel.py --positions 8 --seconds 1.0
+    python benchmarks/mcts_parallel.py --variant threads=1 --variant threads=2 --variant threads=2,parallel=tree
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import numpy as np  # noqa: E402
+
+from gomocup_bot.engine import BLACK, Position, SearchLimits, SearchRequest, StopFlag  # noqa: E402
+from gomocup_bot.engines.greedy import GreedyEngine  # noqa: E402
+from gomocup_bot.search.board import board_from_position, first_five_point  # noqa: E402
+from gomocup_bot.search.driver import MctsConfig, MctsSearcher  # noqa: E402
+from protocol.rules import FREESTYLE  # noqa: E402
+from tournament.openings import BUILTIN_OPENINGS  # noqa: E402
+
+
+def loadavg() -> str:
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def midgame_positions(count: int, stones: int, seed: int, size: int = 15) -> list[Position]:
+    """Openings continued by the greedy engine; only positions with no five-square for either side."""
+    out: list[Position] = []
+    rng = random.Random(seed)
+    attempt = 0
+    while len(out) < count and attempt < 20 * count:
+        opening = BUILTIN_OPENINGS[attempt % len(BUILTIN_OPENINGS)].transformed(rng.randrange(8))
+        attempt += 1
+        moves = [(x, y, BLACK if i % 2 == 0 else 3 - BLACK) for i, (x, y) in enumerate(opening.squares(size, size))]
+        engine = GreedyEngine(seed=rng.randrange(1 << 30))
+        while len(moves) < stones:
+            side = BLACK if len(moves) % 2 == 0 else 3 - BLACK
+            pos = Position(size, size, FREESTYLE, tuple(moves), side)
+            x, y = engine.search(SearchRequest(pos, SearchLimits.from_budget(1.0)), StopFlag()).move
+            moves.append((x, y, side))
+        side = BLACK if len(moves) % 2 == 0 else 3 - BLACK
+        pos = Position(size, size, FREESTYLE, tuple(moves), side)
+        cells, near, geo = board_from_position(pos)
+        if first_five_point(cells, near, geo, 1) < 0 and first_five_point(cells, near, geo, 2) < 0:
+            out.append(pos)
+    return out
+
+
+def parse_variant(text: str) -> dict:
+    """``threads=2,parallel=tree`` -> MctsConfig keyword arguments."""
+    kw: dict = {}
+    for item in filter(None, text.split(",")):
+        key, _, value = item.partition("=")
+        kw[key] = int(value) if value.isdigit() else value
+    return kw
+
+
+def rate(pos: Position, variant: dict, seconds: float, seed: int) -> float:
+    """Iterations per second of one search of ``seconds`` (a fresh searcher, default config)."""
+    cells, near, geo = board_from_position(pos)
+    searcher = MctsSearcher(MctsConfig(seed=seed, **variant), 1 << 21)
+    stop = np.zeros(1, dtype=np.int32)
+    t0 = time.monotonic()
+    out = searcher.run(cells, near, geo, pos.to_move, stop, hard_deadline=t0 + seconds)
+    return out.iterations / (time.monotonic() - t0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--positions", type=int, default=8)
+    ap.add_argument("--stones", type=int, default=24, help="stones on the board (default %(default)s)")
+    ap.add_argument("--seconds", type=float, default=1.0, help="search time per measurement")
+    ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--variant", action="append", default=[],
+                    help="MctsConfig overrides, e.g. threads=2 (default: threads=1 and threads=2)")
+    args = ap.parse_args(argv)
+    variants = args.variant or ["threads=1", "threads=2"]
+    kws = [parse_variant(v) for v in variants]
+    # warm the kernels (and the helper-thread path) before timing anything
+    warm = midgame_positions(1, 12, args.seed)[0]
+    for kw in kws:
+        rate(warm, kw, 0.2, 1)
+    positions = midgame_positions(args.positions, args.stones, args.seed)
+    print(f"{len(positions)} positions, {args.stones} stones, {args.seconds} s each; variants {variants}")
+    logs = {v: [] for v in variants}
+    for i, pos in enumerate(positions):
+        order = list(range(len(kws))) + list(reversed(range(len(kws))))
+        got: dict[str, list[float]] = {v: [] for v in variants}
+        for j in order:
+            got[variants[j]].append(rate(pos, kws[j], args.seconds, i + 1))
+        means = {v: sum(r) / len(r) for v, r in got.items()}
+        for v in variants:
+            logs[v].append(means[v])
+        cells = "  ".join(f"{v}: {means[v]:7.0f}/s" for v in variants)
+        ratios = "  ".join(f"{means[v] / means[variants[0]]:.2f}" for v in variants[1:])
+        print(f"position {i + 1}: {cells}  ratio vs {variants[0]}: {ratios}  (load {loadavg()})", flush=True)
+    for v in variants[1:]:
+        geo = math.exp(sum(math.log(a / b) for a, b in zip(logs[v], logs[variants[0]])) / len(positions))
+        print(f"geometric mean ratio {v} / {variants[0]}: {geo:.2f}")
+    print(f"load average at the end: {loadavg()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
