@@ -1,0 +1,167 @@
+"""Root-parallel MCTS (threads=2): both trees search, their root statistics merge by move, the
+known tactical answers still come out, and a stop ends both threads."""
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from gomocup_bot.engine import BLACK, WHITE, SearchLimits, SearchRequest, StopFlag
+from gomocup_bot.engines.full import FullEngine
+from gomocup_bot.search import mcts as K
+from gomocup_bot.search.board import board_from_position
+from gomocup_bot.search.driver import MctsConfig, MctsSearcher
+from gomocup_bot.search.policy import choose_final, merged_root
+from tests.search import positions as P
+
+
+def _shifted(rows, answers):
+    dx, dy = P.shift(rows)
+    return P.padded(rows), {(x + dx, y + dy) for x, y in answers}
+
+
+def _ask(engine, pos, budget=0.4):
+    engine.prepare()
+    return engine.search(SearchRequest(pos, SearchLimits.from_budget(budget, 2 * budget)), StopFlag())
+
+
+def _fake_root(tree, moves, visits, wsums, proven=None):
+    """Give ``tree`` a root with children playing ``moves`` (in that order) and these statistics."""
+    tree.reset()
+    n = len(moves)
+    tree.first[0], tree.nch[0] = 1, n
+    tree.visits[0] = sum(visits)
+    for j, (m, v, w) in enumerate(zip(moves, visits, wsums)):
+        i = 1 + j
+        tree.move[i], tree.visits[i], tree.wsum[i] = m, v, w
+        tree.first[i], tree.nch[i], tree.flags[i] = -1, 0, 0
+        tree.proven[i] = 0 if proven is None else proven[j]
+    tree.count[0] = 1 + n
+
+
+def test_root_statistics_merge_by_move_whatever_the_child_order():
+    a, b = K.Tree(1024), K.Tree(1024)
+    _fake_root(a, [10, 11, 12], [5, 30, 1], [1.0, 6.0, -1.0])
+    _fake_root(b, [12, 10, 11], [40, 20, 2], [20.0, -4.0, 1.0], proven=[0, -1, 0])
+    view = merged_root([a, b], 64)
+    got = {int(view.move[i]): (int(view.visits[i]), float(view.wsum[i]), int(view.proven[i])) for i in range(1, 4)}
+    assert got == {10: (25, -3.0, -1), 11: (32, 7.0, 0), 12: (41, 19.0, 0)}
+    assert int(view.visits[0]) == 36 + 62
+    i, _ = choose_final(view)  # robust on the sum: 12 (41 visits), though tree a alone prefers 11
+    assert int(view.move[i]) == 12
+
+
+def test_a_proven_win_in_either_tree_decides_the_merged_root():
+    a, b = K.Tree(1024), K.Tree(1024)
+    _fake_root(a, [10, 11], [50, 5], [10.0, 0.0])
+    _fake_root(b, [11, 10], [3, 60], [3.0, 5.0], proven=[1, 0])
+    view = merged_root([a, b], 64)
+    assert int(view.proven[0]) == -1  # stored from the opponent's side: the root side wins
+    i, _ = choose_final(view)
+    assert int(view.move[i]) == 11
+
+
+def test_both_threads_search_and_the_totals_add_up():
+    pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
+    cells, near, geo = board_from_position(pos)
+    searcher = MctsSearcher(MctsConfig(threads=2), 1 << 20)
+    out = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.5)
+    trees = [w.tree for w in searcher.workers]
+    assert out.threads == 2
+    assert all(int(t.visits[0]) > 0 for t in trees)
+    assert out.iterations == sum(int(t.visits[0]) for t in trees)
+    assert int(searcher.view.visits[0]) == out.iterations
+    assert cells[out.move] == 0
+    # the two trees are different searches (own random streams), not one search twice
+    assert int(trees[0].count[0]) != int(trees[1].count[0]) or int(trees[0].visits[0]) != int(trees[1].visits[0])
+
+
+def test_an_iteration_cap_searches_with_one_thread():
+    pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
+    cells, near, geo = board_from_position(pos)
+    searcher = MctsSearcher(MctsConfig(threads=2), 1 << 20)
+    out = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), max_iterations=300)
+    assert out.threads == 1 and 0 < out.iterations <= 300  # the adaptive stop may end it sooner
+    assert int(searcher.workers[0].tree.visits[0]) == out.iterations
+    assert int(searcher.workers[1].tree.visits[0]) == 0
+
+
+def _two_threads(**kw):
+    return FullEngine(backend="mcts", threads=2, **kw)
+
+
+@pytest.mark.parametrize("tactics", [True, False], ids=["root-checks", "no-root-checks"])
+def test_two_threads_win_in_one(tactics):
+    rows, answers = _shifted(P.WIN_IN_1, P.WIN_IN_1_ANSWERS)
+    res = _ask(_two_threads(tactics=tactics), P.parse(rows, BLACK))
+    assert res.move in answers and res.proven == 1
+
+
+@pytest.mark.parametrize("tactics", [True, False], ids=["root-checks", "no-root-checks"])
+def test_two_threads_block_five(tactics):
+    rows, answers = _shifted(P.BLOCK_FIVE, P.BLOCK_FIVE_ANSWERS)
+    assert _ask(_two_threads(tactics=tactics), P.parse(rows, WHITE)).move in answers
+
+
+@pytest.mark.parametrize("tactics", [True, False], ids=["root-checks", "no-root-checks"])
+def test_two_threads_level4_sudden_death(tactics):
+    rows, answers = _shifted(P.OPEN_THREE, P.OPEN_THREE_DEFENCES)
+    assert _ask(_two_threads(tactics=tactics), P.parse(rows, WHITE)).move in answers
+
+
+def test_two_threads_play_the_vcf_without_root_checks():
+    res = _ask(_two_threads(tactics=False), P.from_stones(P.VCF_STONES, BLACK), budget=1.0)
+    assert res.move in P.VCF_FIRST_MOVES and res.proven == 1
+
+
+def test_two_threads_with_reuse_keep_answering_legally_through_a_game():
+    from protocol.rules import FREESTYLE
+    from gomocup_bot.engine import Position
+    from tournament.referee import Board, makes_win
+
+    engines = {BLACK: _two_threads(reuse=True), WHITE: FullEngine(backend="mcts", threads=1, reuse=True)}
+    for e in engines.values():
+        e.prepare()
+        e.new_game(15, 15, FREESTYLE)
+    board = Board(15, 15)
+    stones = [(7, 7, BLACK)]
+    board.set(7, 7, BLACK)
+    side = WHITE
+    for _ in range(16):
+        pos = Position(15, 15, FREESTYLE, tuple(stones), side)
+        x, y = engines[side].search(SearchRequest(pos, SearchLimits.from_budget(0.1, 0.2)), StopFlag()).move
+        assert board.inside(x, y) and board.get(x, y) == 0
+        won = makes_win(board, x, y, side, FREESTYLE)
+        board.set(x, y, side)
+        stones.append((x, y, side))
+        if won:
+            break
+        side = 3 - side
+
+
+def test_stop_ends_both_threads_at_once():
+    pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
+    cells, near, geo = board_from_position(pos)
+    searcher = MctsSearcher(MctsConfig(threads=2, trigger="none"), 1 << 20)
+    stop = np.zeros(1, dtype=np.int32)
+    box = {}
+
+    def run():
+        box["out"] = searcher.run(cells, near, geo, WHITE, stop, soft_deadline=time.monotonic() + 30,
+                                  hard_deadline=time.monotonic() + 30)
+        box["t"] = time.monotonic()
+
+    th = threading.Thread(target=run)
+    th.start()
+    time.sleep(0.3)
+    helpers = [t for t in threading.enumerate() if t.name == "mcts-helper"]
+    assert helpers, "the helper thread must be searching"
+    t_stop = time.monotonic()
+    stop[0] = 1
+    th.join(5.0)
+    assert not th.is_alive()
+    assert box["t"] - t_stop < 0.5
+    assert not any(h.is_alive() for h in helpers)
+    assert box["out"].stopped_by == "stop" and cells[box["out"].move] == 0
