@@ -68,14 +68,17 @@ def parse_variant(text: str) -> dict:
     return kw
 
 
-def rate(pos: Position, variant: dict, seconds: float, seed: int) -> float:
-    """Iterations per second of one search of ``seconds`` (a fresh searcher, default config)."""
+def rate(pos: Position, variant: dict, seconds: float, seed: int) -> tuple[float, float]:
+    """(iterations per second, CPU seconds per wall second) of one search of ``seconds`` (a fresh
+    searcher, default config). The CPU share shows whether the second thread really got a core."""
     cells, near, geo = board_from_position(pos)
     searcher = MctsSearcher(MctsConfig(seed=seed, **variant), 1 << 21)
     stop = np.zeros(1, dtype=np.int32)
+    c0 = time.process_time()
     t0 = time.monotonic()
     out = searcher.run(cells, near, geo, pos.to_move, stop, hard_deadline=t0 + seconds)
-    return out.iterations / (time.monotonic() - t0)
+    wall = time.monotonic() - t0
+    return out.iterations / wall, (time.process_time() - c0) / wall
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,19 +95,20 @@ def main(argv: list[str] | None = None) -> int:
     # warm the kernels (and the helper-thread path) before timing anything
     warm = midgame_positions(1, 12, args.seed)[0]
     for kw in kws:
-        rate(warm, kw, 0.2, 1)
+        rate(warm, kw, 0.2, 1)  # noqa: the result is not used
     positions = midgame_positions(args.positions, args.stones, args.seed)
     print(f"{len(positions)} positions, {args.stones} stones, {args.seconds} s each; variants {variants}")
     logs = {v: [] for v in variants}
     for i, pos in enumerate(positions):
         order = list(range(len(kws))) + list(reversed(range(len(kws))))
-        got: dict[str, list[float]] = {v: [] for v in variants}
+        got: dict[str, list[tuple[float, float]]] = {v: [] for v in variants}
         for j in order:
             got[variants[j]].append(rate(pos, kws[j], args.seconds, i + 1))
-        means = {v: sum(r) / len(r) for v, r in got.items()}
+        means = {v: sum(r for r, _ in xs) / len(xs) for v, xs in got.items()}
+        cpu = {v: sum(c for _, c in xs) / len(xs) for v, xs in got.items()}
         for v in variants:
             logs[v].append(means[v])
-        cells = "  ".join(f"{v}: {means[v]:7.0f}/s" for v in variants)
+        cells = "  ".join(f"{v}: {means[v]:7.0f}/s cpu {cpu[v]:.2f}" for v in variants)
         ratios = "  ".join(f"{means[v] / means[variants[0]]:.2f}" for v in variants[1:])
         print(f"position {i + 1}: {cells}  ratio vs {variants[0]}: {ratios}  (load {loadavg()})", flush=True)
     for v in variants[1:]:

@@ -8,8 +8,8 @@ the improved MCTS with the triggered minimax.
 Options: ``backend`` (mcts | ab), ``trigger`` (none | brute | triggered | h1 | h2), ``k``,
 ``playout`` (heavy | depth | light | random), ``final`` (robust | max | max-robust), ``level``,
 ``threads`` (1 | 2: the second core searches too -- alpha-beta with a lazy-SMP helper thread,
-MCTS with a second tree (root parallel); defaults below), ``reuse`` (MCTS: keep the tree from one
-move to the next).
+MCTS with a second tree (``parallel=root``) or on one shared tree (``parallel=tree``); defaults
+below), ``reuse`` (MCTS: keep the tree from one move to the next).
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from gomocup_bot.search.tactics import analyse_root
 DEFAULT_BACKEND = "ab"
 DEFAULT_THREADS = {"ab": 2, "mcts": 1}
 DEFAULT_REUSE = False
+DEFAULT_PARALLEL = "root"
 
 
 class FullEngine(SearchEngineBase):
@@ -49,7 +50,10 @@ class FullEngine(SearchEngineBase):
             final=final if final in FINAL_POLICIES else "robust",
             seed=self.option("seed", 1, int),
             reuse=self.option("reuse", DEFAULT_REUSE, bool),
+            parallel=self.option("parallel", DEFAULT_PARALLEL, str),
         )
+        if self.mcts_config.parallel not in ("root", "tree"):
+            self.mcts_config.parallel = DEFAULT_PARALLEL
         self.tactics = self.option("tactics", True, bool)
         self.threads = max(1, min(2, self.option("threads", DEFAULT_THREADS[self.backend], int)))
         self.mcts_config.threads = self.threads
@@ -58,7 +62,9 @@ class FullEngine(SearchEngineBase):
         self._sizes = (0, 0)
 
     def prepare(self) -> None:
-        self.warm_parts = ("tactics", "alphabeta" if self.backend == "ab" else "mcts")
+        self.warm_parts = ("tactics", "alphabeta") if self.backend == "ab" else ("tactics", "mcts")
+        if self.backend == "mcts" and self.threads > 1 and self.mcts_config.parallel == "tree":
+            self.warm_parts += ("mcts-shared",)
         super().prepare()
         self._searchers_for(0)
 

@@ -74,7 +74,8 @@ class MctsConfig:
     check_every: int = 2000
     final: str = ROBUST
     seed: int = 1
-    threads: int = 1  # 2 = root parallel: a second tree searched by a helper thread
+    threads: int = 1  # 2 = a helper thread searches too
+    parallel: str = "root"  # with 2 threads: "root" (a tree each) or "tree" (one shared tree, virtual loss)
     reuse: bool = False  # keep the tree from one move to the next
 
     @classmethod
@@ -112,8 +113,9 @@ class RootKey:
 class _Worker:
     """One thread's share: a tree, a random stream, counters, and the root it last searched."""
 
-    def __init__(self, capacity: int, seed: int) -> None:
-        self.tree = K.Tree(capacity)
+    def __init__(self, capacity: int, seed: int, tree: K.Tree | None = None) -> None:
+        self.tree = tree if tree is not None else K.Tree(capacity)
+        self.pool = np.zeros(2, dtype=np.int64)  # shared tree: [next free node, end) of this thread
         self.rng = np.zeros(1, dtype=np.uint64)
         self.rng[0] = np.uint64(0x9E3779B97F4A7C15 ^ (seed * 0x100000001B3 + 1))
         self.stats = np.zeros(8, dtype=np.int64)  # the kernel adds S_ITER when a call returns
@@ -163,8 +165,12 @@ class MctsSearcher:
     def __init__(self, config: MctsConfig, node_capacity: int = 2_000_000) -> None:
         self.config = config
         n = max(1, min(2, int(config.threads)))
-        # the memory budget is shared: each tree gets its part of the nodes
-        self.workers = [_Worker(node_capacity // n, config.seed + 7919 * i) for i in range(n)]
+        self.shared = n > 1 and config.parallel == "tree"
+        if self.shared:  # one tree, each thread allocating from its own pool of it
+            first = _Worker(node_capacity, config.seed)
+            self.workers = [first, _Worker(0, config.seed + 7919, tree=first.tree)]
+        else:  # the memory budget is shared: each tree gets its part of the nodes
+            self.workers = [_Worker(node_capacity // n, config.seed + 7919 * i) for i in range(n)]
         self._weights: dict[int, tuple] = {}
         self.view: RootView | None = None  # merged root statistics, refreshed during `run`
         self.active = self.workers[:1]  # the workers of the current or last search
@@ -190,9 +196,12 @@ class MctsSearcher:
             w.tree.reset()
 
     def iterations(self) -> int:
-        """Iterations of the current or last search, all threads (live: the helper's root visits)."""
-        w0 = self.workers[0]
-        return int(w0.stats[K.S_ITER]) + sum(int(w.tree.visits[0]) - w.start_visits for w in self.active[1:])
+        """Iterations of the current or last search, all threads (live: one root visit each)."""
+        return sum(int(w.tree.visits[0]) - w.start_visits for w in self._owners())
+
+    def _owners(self) -> list[_Worker]:
+        """The active workers that own a distinct tree."""
+        return self.active[:1] if self.shared else self.active
 
     def params(self):
         cfg = self.config
@@ -235,33 +244,38 @@ class MctsSearcher:
         allowed_arr = np.zeros(0, dtype=np.int64) if allowed is None else np.asarray(allowed, dtype=np.int64)
         out = MctsOutcome(child=-1, iterations=0, threads=len(workers))
         boards = [(cells, near, geo)] + [(cells.copy(), near.copy(), geo.copy()) for _ in workers[1:]]
-        for w, (c_, n_, g_) in zip(workers, boards):
+        for w, (c_, n_, g_) in zip(self._owners(), boards):
             out.reused += self._take_root(w, cells, geo, side, allowed)
             w.start_visits = int(w.tree.visits[0])
             # expand the root once so exclusions and proofs can be written onto its children
             K.run_iterations(c_, n_, g_, side, 1, *w.tree.arrays(), ip, fp, att, dfn, brd, w.rng,
                              allowed_arr, stop, w.stats)
             self._exclude(w.tree, excluded, allowed)
+        shared = self.shared and len(workers) > 1
+        if shared:
+            self._split_pools()
         self._refresh()
 
         halt = np.zeros(1, dtype=np.int32)
         helpers = [threading.Thread(target=self._helper, name="mcts-helper", daemon=True,
-                                    args=(w, *b, side, ip, fp, att, dfn, brd, allowed_arr, halt))
+                                    args=(w, *b, side, ip, fp, att, dfn, brd, allowed_arr, halt, shared))
                    for w, b in zip(workers[1:], boards[1:])]
         for h in helpers:
             h.start()
         try:
             self._main_loop(cells, near, geo, side, stop, soft_deadline, hard_deadline, max_iterations,
-                            ip, fp, att, dfn, brd, allowed_arr, on_progress, out)
+                            ip, fp, att, dfn, brd, allowed_arr, on_progress, out, shared)
         finally:
             halt[0] = 1
             for h in helpers:
                 h.join()
+        if shared:  # the highest node in use, for the next search's bookkeeping
+            self.tree.count[0] = max(int(w.pool[0]) for w in workers)
         self._sync_proofs()
         if cfg.trigger == "h2":
             self._heuristic_rules(cells, near, geo, side, stop, out, prune_all=True)
         view = self._refresh()
-        out.iterations = sum(int(w.stats[K.S_ITER]) for w in workers)
+        out.iterations = self.iterations()
         out.proven_root = -int(view.proven[0])
         i, _ = choose_final(view, cfg.final if cfg.final != MAX_ROBUST else ROBUST)
         if cfg.final == MAX_ROBUST:
@@ -272,7 +286,7 @@ class MctsSearcher:
         return out
 
     def _main_loop(self, cells, near, geo, side, stop, soft_deadline, hard_deadline, max_iterations,
-                   ip, fp, att, dfn, brd, allowed_arr, on_progress, out: MctsOutcome) -> None:
+                   ip, fp, att, dfn, brd, allowed_arr, on_progress, out: MctsOutcome, shared: bool) -> None:
         cfg = self.config
         w0 = self.workers[0]
         tree = w0.tree
@@ -300,14 +314,18 @@ class MctsSearcher:
                 break
             n_iter = chunk
             if max_iterations:
-                left = max_iterations - int(w0.stats[K.S_ITER])
+                left = max_iterations - self.iterations()
                 if left <= 0:
                     out.stopped_by = "iterations"
                     break
                 n_iter = min(n_iter, left)
             t0 = time.monotonic()
-            K.run_iterations(cells, near, geo, side, n_iter, *tree.arrays(), ip, fp, att, dfn, brd, w0.rng,
-                             allowed_arr, stop, w0.stats)
+            if shared:
+                K.run_shared(cells, near, geo, side, n_iter, *tree.arrays()[:-1], w0.pool, ip, fp, att, dfn, brd,
+                             w0.rng, stop, w0.stats)
+            else:
+                K.run_iterations(cells, near, geo, side, n_iter, *tree.arrays(), ip, fp, att, dfn, brd, w0.rng,
+                                 allowed_arr, stop, w0.stats)
             dt = time.monotonic() - t0
             # size the next chunk to about 4 ms (and never past the deadline)
             if dt > 0:
@@ -339,11 +357,23 @@ class MctsSearcher:
                 break
 
     @staticmethod
-    def _helper(w: _Worker, cells, near, geo, side, ip, fp, att, dfn, brd, allowed_arr, halt) -> None:
-        """The second thread: iterate on its own tree until the main thread raises ``halt`` (polled
-        every iteration) or its root is proven."""
-        K.run_iterations(cells, near, geo, side, 1 << 40, *w.tree.arrays(), ip, fp, att, dfn, brd, w.rng,
-                         allowed_arr, halt, w.stats)
+    def _helper(w: _Worker, cells, near, geo, side, ip, fp, att, dfn, brd, allowed_arr, halt, shared) -> None:
+        """The second thread: iterate (on its own tree, or its pool of the shared one) until the
+        main thread raises ``halt`` (polled every iteration) or the root is proven."""
+        if shared:
+            K.run_shared(cells, near, geo, side, 1 << 40, *w.tree.arrays()[:-1], w.pool, ip, fp, att, dfn, brd,
+                         w.rng, halt, w.stats)
+        else:
+            K.run_iterations(cells, near, geo, side, 1 << 40, *w.tree.arrays(), ip, fp, att, dfn, brd, w.rng,
+                             allowed_arr, halt, w.stats)
+
+    def _split_pools(self) -> None:
+        """Shared tree: the nodes not yet used, half to each thread."""
+        tree = self.tree
+        lo, cap = int(tree.count[0]), tree.capacity
+        mid = lo + (cap - lo) // 2
+        self.workers[0].pool[:] = (lo, mid)
+        self.workers[1].pool[:] = (mid, cap)
 
     # ------------------------------------------------------------ trees: reuse, views, proofs
     def _take_root(self, w: _Worker, cells, geo, side: int, allowed) -> int:
@@ -358,7 +388,7 @@ class MctsSearcher:
             if node >= 0 and allowed is not None and not self._covers(tree, node, allowed):
                 node = -1
         if node >= 0:
-            tree.reroot(node)
+            tree.reroot(node, any_layout=self.shared)
         else:
             tree.reset()
         w.root = RootKey(cells.copy(), geo.copy(), side, allowed is not None)
@@ -392,20 +422,20 @@ class MctsSearcher:
             tree.proven[0] = root_proof(tree.proven[sl], tree.flags[sl], K.FL_EXCLUDED)
 
     def _root_visits(self) -> int:
-        return sum(int(w.tree.visits[0]) for w in self.active)
+        return sum(int(w.tree.visits[0]) for w in self._owners())
 
     def _refresh(self) -> RootView:
-        self.view = merged_root([w.tree for w in self.active], self._size)
+        self.view = merged_root([w.tree for w in self._owners()], self._size)
         return self.view
 
     def _sync_proofs(self) -> None:
         """Copy root-child proofs between the trees (a proof is a fact about the position)."""
-        if len(self.active) < 2:
+        if len(self._owners()) < 2:
             return
         view = self._refresh()
         if not view.proven[1:].any():
             return
-        for w in self.active:
+        for w in self._owners():
             self._apply(w.tree, view.move[1:], view.proven[1:], 0)
 
     def _apply(self, tree, moves, proven, flag_bits: int, overwrite: bool = False) -> None:
@@ -445,7 +475,7 @@ class MctsSearcher:
     def principal_variation(self, move: int, limit: int = 12) -> list[int]:
         """Most-visited line after root move ``move``, read in the tree that searched it most."""
         best = None
-        for w in self.active:
+        for w in self._owners():
             i = self.child_index(w.tree, move)
             if i >= 0 and (best is None or int(w.tree.visits[i]) > int(best[0].visits[best[1]])):
                 best = (w.tree, i)
@@ -528,7 +558,7 @@ class MctsSearcher:
             if v:
                 moves.append(p)
                 proofs.append(v)
-        for w in self.active:
+        for w in self._owners():
             self._apply(w.tree, moves, proofs, 0, overwrite=True)
 
     def _child_value(self, cells, near, geo, side, p: int, depth: int, stop) -> int:
@@ -559,7 +589,7 @@ class MctsSearcher:
         depth = cfg.k - 1
 
         def settle(i: int, value: int = 0, bits: int = 0) -> None:
-            for w in self.active:
+            for w in self._owners():
                 self._apply(w.tree, [int(view.move[i])], [value], bits)
 
         if prune_all:

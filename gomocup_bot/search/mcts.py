@@ -22,7 +22,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
 from gomocup_bot.search.board import (
     EMPTY,
@@ -45,9 +46,12 @@ F_C, F_PRIOR_W, F_PW_BASE, F_PW_A, F_PW_B, F_GREEDY, F_EVAL_SCALE, F_PRIOR_SCALE
 S_ITER, S_TRIGGER_LOSS, S_TRIGGER_WIN, S_FULL, S_MAXDEPTH = 0, 1, 2, 3, 4
 # node flags
 FL_MARK_DEATH, FL_MARK_WIN, FL_EXCLUDED, FL_CHECKED = 1, 2, 4, 8
+# `first` values: -1 not expanded, -2 no legal move (a draw), -3 being expanded by another thread
+FIRST_DRAW, FIRST_BUSY = -2, -3
+VIRTUAL_LOSS = 1.0  # tree parallel: a visit in flight counts as a loss for the node's mover
 
 NODE_BYTES = 4 + 4 + 4 + 4 + 8 + 4 + 1 + 1  # move, first, nch, visits, wsum, prior, proven, flags
-REROOT_BYTES = 4  # per node, transient, while a subtree is compacted for reuse (`Tree.reroot`)
+REROOT_BYTES = 8  # per node at most, transient, while a subtree is compacted for reuse (`Tree.reroot`)
 
 
 class Tree:
@@ -87,16 +91,24 @@ class Tree:
         self.flags[0] = 0
         self.count[0] = 1
 
-    def reroot(self, node: int) -> int:
+    def reroot(self, node: int, any_layout: bool = False) -> int:
         """Make ``node`` the root, keeping its subtree (statistics and proofs) and dropping the rest.
 
         Returns the new node count. Root flags (marks, exclusions) are cleared: they belong to one
-        search. Needs a transient int32 array of ``count`` entries.
+        search. A tree filled by one thread needs a transient int32 per node (`compact_subtree`);
+        a shared tree (``any_layout``, children may sit below their parent) two per kept node
+        (`compact_any`).
         """
-        if node == 0:
-            self.flags[:int(self.count[0])] = 0
+        n = int(self.count[0])
+        if any_layout:
+            order = np.empty(self.capacity, dtype=np.int32)  # lazily mapped: only the kept part is touched
+            nfirst = np.empty(self.capacity, dtype=np.int32)
+            self.count[0] = compact_any(node, *self.arrays()[:-1], order, nfirst)
             return int(self.count[0])
-        newpos = np.empty(int(self.count[0]), dtype=np.int32)
+        if node == 0:
+            self.flags[:n] = 0
+            return n
+        newpos = np.empty(n, dtype=np.int32)
         return int(compact_subtree(node, *self.arrays(), newpos))
 
     def arrays(self):
@@ -283,7 +295,7 @@ def _update_proof(node, first, nch, proven, flags):
     """MCTS-solver: settle ``node`` from its children (values are from each node's mover)."""
     f = first[node]
     n = nch[node]
-    if n == 0:
+    if n == 0 or f < 0:
         return
     all_lost = True
     for i in range(f, f + n):
@@ -566,4 +578,198 @@ def compact_subtree(r, move, first, nch, visits, wsum, prior, proven, flags, cou
         flags[q] = 0
     move[0] = -1
     count[0] = w
+    return w
+
+
+@intrinsic
+def _fence(typingctx):
+    """A full memory barrier (compiler and CPU): stores before it are visible before stores after."""
+    sig = types.void()
+
+    def codegen(context, builder, signature, args):
+        builder.fence("seq_cst")
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@njit(cache=True, nogil=True)
+def _publish(node, scratch, first, nch):
+    """Link the block `expand` built for the private ``scratch`` node to ``node``: the children
+    first, then ``first``, then ``nch`` -- a reader that sees nch > 0 finds a finished block."""
+    if nch[scratch] == 0:
+        first[node] = FIRST_DRAW
+        return
+    _fence()
+    first[node] = first[scratch]
+    _fence()
+    nch[node] = nch[scratch]
+
+
+@njit(cache=True, nogil=True)
+def run_shared(cells, near, geo, root_c, n_iter, move, first, nch, visits, wsum, prior, proven, flags,
+               pool, ip, fp, att, dfn, brd, rng, stop, stats):
+    """Tree-parallel MCTS: like `run_iterations`, but several threads share one tree.
+
+    Numba has no atomics, so the sharing is made safe by construction instead of locks:
+
+    * node allocation: each thread owns a node pool, ``pool = [next free, end)`` of the arrays,
+      and expands only into it (the last node of the pool is its private scratch root for
+      `expand`); the new block is linked to the tree by `_publish`, fenced so that a reader who
+      sees ``nch > 0`` also sees the initialised children;
+    * one expansion per node: ``first = FIRST_BUSY`` claims a node (a thread that finds the claim
+      plays out from there); the claim is not atomic, and if two threads expand the same node at
+      once one block is lost (unreachable) -- never a broken one, both blocks list the same moves;
+    * statistics: a visit on the way down (virtual loss, a loss for the mover) steers the other
+      thread elsewhere and is turned into the real result on the way up. Two threads updating
+      the same counter at the same instant can lose one update (rare, and only noise);
+    * proofs only ever go from 0 to a proven value, the same value whoever writes it.
+
+    The root (node 0) must be expanded before the threads start. Returns the iterations run.
+    """
+    size = cells.shape[0]
+    path = np.empty(size + 2, dtype=np.int64)
+    stack = np.empty(size + 2, dtype=np.int64)
+    pending = np.empty((2, 64), dtype=np.int64)
+    no_allowed = np.zeros(0, dtype=np.int64)
+    trig_k = ip[I_TRIGGER_K]
+    improved = ip[I_MODE] == MODE_IMPROVED
+    scratch = pool[1] - 1
+    count = pool[0:1]  # `expand` allocates from pool[0]
+    done = 0
+    for it in range(n_iter):
+        if stop[0] != 0 or proven[0] != 0:
+            break
+        node = 0
+        depth = 0
+        side = root_c
+        value = 0.0
+        terminal_ply = -1
+        path[0] = 0
+        fresh = False  # this iteration is the node's first visit
+        while True:
+            if nch[node] == 0:
+                if proven[node] != 0 or first[node] == FIRST_DRAW or first[node] == FIRST_BUSY:
+                    break
+                if fresh or node == 0:
+                    break  # first visit of a leaf: play out from here
+                if count[0] + size + 1 >= scratch:
+                    stats[S_FULL] = 1
+                    break
+                first[node] = FIRST_BUSY
+                if not expand(cells, near, geo, scratch, side, move, first, nch, visits, wsum, prior, proven,
+                              flags, count, ip, fp, att, dfn, rng, no_allowed):
+                    first[node] = -1
+                    stats[S_FULL] = 1
+                    break
+                _publish(node, scratch, first, nch)
+                if nch[node] == 0:
+                    break
+            elif first[node] < 0:
+                break  # a block seen before its link: treat the node as a leaf this time
+            ch = select_child(node, move, first, nch, visits, wsum, prior, proven, flags, ip, fp)
+            if ch < 0:
+                break
+            p = move[ch]
+            if cells[p] != EMPTY:
+                break  # cannot happen with a published block; never corrupt the board
+            won = wins_at(cells, geo, p, side)
+            place(cells, near, geo, p, side)
+            fresh = visits[ch] == 0
+            visits[ch] += 1
+            wsum[ch] -= VIRTUAL_LOSS
+            depth += 1
+            path[depth] = ch
+            node = ch
+            if won:
+                if improved:
+                    proven[ch] = 1
+                terminal_ply = depth
+                value = 1.0 if side == root_c else -1.0
+                side = 3 - side
+                break
+            side = 3 - side
+            if improved and proven[ch] != 0:
+                break
+        if terminal_ply < 0:
+            if improved and proven[node] != 0 and node != 0:
+                mover_root = (3 - side) == root_c
+                value = float(proven[node]) if mover_root else -float(proven[node])
+                terminal_ply = depth
+            elif first[node] == FIRST_DRAW:
+                value = 0.0
+            else:
+                r, plies, term = playout(cells, near, geo, side, ip, fp, att, dfn, brd, rng, stack, pending)
+                value = r if side == root_c else -r
+                if term:
+                    terminal_ply = depth + plies
+        if depth > stats[S_MAXDEPTH]:
+            stats[S_MAXDEPTH] = depth
+        if trig_k > 0 and terminal_ply >= 0 and terminal_ply <= trig_k and depth >= 1:
+            rc = path[1]
+            if value < 0:
+                stats[S_TRIGGER_LOSS] += 1
+                flags[rc] |= FL_MARK_DEATH
+            elif value > 0:
+                stats[S_TRIGGER_WIN] += 1
+                flags[rc] |= FL_MARK_WIN
+        for d in range(depth, -1, -1):
+            nd = path[d]
+            v = value if d % 2 == 1 else -value
+            if d == 0:
+                visits[nd] += 1
+                wsum[nd] += v
+            else:
+                wsum[nd] += v + VIRTUAL_LOSS  # the visit was counted on the way down
+            if improved and d < depth and proven[nd] == 0:
+                _update_proof(nd, first, nch, proven, flags)
+            if d > 0:
+                remove(cells, near, geo, move[nd])
+        done += 1
+    stats[S_ITER] += done
+    return done
+
+
+@njit(cache=True, nogil=True)
+def compact_any(r, move, first, nch, visits, wsum, prior, proven, flags, order, nfirst):
+    """Node r's subtree to the front of the arrays in breadth-first order, r becoming node 0,
+    whatever the layout (a shared tree's blocks come from two pools, so a child may sit below its
+    parent). ``order``/``nfirst``: scratch of at least the subtree's size. Returns the new count.
+
+    order[q] is the old index of new node q; the gather data[q] = old[order[q]] is done in place
+    by swaps, following where an already swapped slot's content went (order[q] is overwritten
+    with that partner once slot q is done).
+    """
+    order[0] = r
+    head = 0
+    tail = 1
+    while head < tail:
+        k = order[head]
+        f = first[k]
+        n = nch[k]
+        nfirst[head] = -1 if f == FIRST_BUSY else f
+        if f >= 0 and n > 0:
+            nfirst[head] = tail
+            for c in range(f, f + n):
+                order[tail] = c
+                tail += 1
+        head += 1
+    w = tail
+    for q in range(w):
+        s = order[q]
+        while s < q:
+            s = order[s]
+        order[q] = s
+        if s != q:
+            move[q], move[s] = move[s], move[q]
+            first[q], first[s] = first[s], first[q]
+            nch[q], nch[s] = nch[s], nch[q]
+            visits[q], visits[s] = visits[s], visits[q]
+            wsum[q], wsum[s] = wsum[s], wsum[q]
+            prior[q], prior[s] = prior[s], prior[q]
+            proven[q], proven[s] = proven[s], proven[q]
+    for q in range(w):
+        first[q] = nfirst[q]
+        flags[q] = 0
+    move[0] = -1
     return w

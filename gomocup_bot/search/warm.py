@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 TACTICS, ALPHABETA, MCTS, MCTS_PLAIN = "tactics", "alphabeta", "mcts", "mcts-plain"
+MCTS_SHARED = "mcts-shared"  # the tree-parallel kernels (`parallel=tree`)
 _done: set[str] = set()
 
 
@@ -42,4 +43,35 @@ def warm_up(parts: tuple[str, ...] = (TACTICS, ALPHABETA, MCTS, MCTS_PLAIN)) -> 
             configs.append(MctsConfig.baseline())
         for cfg in configs:
             MctsSearcher(cfg, 4096).run(cells, near, geo, 1, stop, max_iterations=64)
+        if MCTS in todo:
+            _warm_reuse(cells, near, geo, stop, MctsConfig(reuse=True))
+    if MCTS_SHARED in todo:
+        from gomocup_bot.search.driver import MctsConfig
+
+        _warm_reuse(cells, near, geo, stop, MctsConfig(reuse=True, threads=2, parallel="tree"))
     _done.update(todo)
+
+
+def _warm_reuse(cells, near, geo, stop, cfg) -> None:
+    """Two searches a move pair apart: loads the re-rooting kernel too (and the shared-tree ones)."""
+    import time
+
+    from gomocup_bot.search.board import place, remove
+    from gomocup_bot.search.driver import MctsSearcher
+
+    searcher = MctsSearcher(cfg, 1 << 14)
+    out = searcher.run(cells, near, geo, 1, stop, max_iterations=200)
+    tree = searcher.tree
+    if out.child < 0:
+        return
+    f, n = int(tree.first[out.child]), int(tree.nch[out.child])
+    if f < 0 or n <= 0:
+        return
+    reply = int(tree.move[f + int(np.argmax(tree.visits[f:f + n]))])
+    place(cells, near, geo, out.move, 1)
+    place(cells, near, geo, reply, 2)
+    try:
+        searcher.run(cells, near, geo, 1, stop, hard_deadline=time.monotonic() + 0.01)
+    finally:
+        remove(cells, near, geo, reply)
+        remove(cells, near, geo, out.move)

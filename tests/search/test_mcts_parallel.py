@@ -141,10 +141,11 @@ def test_two_threads_with_reuse_keep_answering_legally_through_a_game():
         side = 3 - side
 
 
-def test_stop_ends_both_threads_at_once():
+@pytest.mark.parametrize("parallel", ["root", "tree"])
+def test_stop_ends_both_threads_at_once(parallel):
     pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
     cells, near, geo = board_from_position(pos)
-    searcher = MctsSearcher(MctsConfig(threads=2, trigger="none"), 1 << 20)
+    searcher = MctsSearcher(MctsConfig(threads=2, trigger="none", parallel=parallel), 1 << 20)
     stop = np.zeros(1, dtype=np.int32)
     box = {}
 
@@ -165,3 +166,99 @@ def test_stop_ends_both_threads_at_once():
     assert box["t"] - t_stop < 0.5
     assert not any(h.is_alive() for h in helpers)
     assert box["out"].stopped_by == "stop" and cells[box["out"].move] == 0
+
+
+# ---- tree parallel: one shared tree, two node pools, virtual loss --------------------------------
+
+
+def _check_tree(tree, cells, near, geo, side, node=0, seen=None) -> int:
+    """Walk the tree from ``node`` on a board copy: every block inside the arrays, no block shared
+    by two parents, every move legal where it is played. Returns the nodes reached."""
+    from gomocup_bot.search.board import place, remove
+
+    seen = set() if seen is None else seen
+    f, n = int(tree.first[node]), int(tree.nch[node])
+    if f < 0 or n <= 0:
+        return 1
+    assert 0 < f and f + n <= tree.capacity
+    assert f not in seen, "a children block linked twice"
+    seen.add(f)
+    moves = [int(tree.move[i]) for i in range(f, f + n)]
+    assert len(set(moves)) == n
+    total = 1
+    for i, p in zip(range(f, f + n), moves):
+        assert cells[p] == 0, "a child plays an occupied square"
+        if int(tree.visits[i]) == 0:
+            continue
+        place(cells, near, geo, p, side)
+        try:
+            total += _check_tree(tree, cells, near, geo, 3 - side, i, seen)
+        finally:
+            remove(cells, near, geo, p)
+    return total
+
+
+def test_shared_tree_search_keeps_the_tree_consistent():
+    pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
+    cells, near, geo = board_from_position(pos)
+    searcher = MctsSearcher(MctsConfig(threads=2, parallel="tree"), 1 << 20)
+    assert searcher.shared and searcher.workers[1].tree is searcher.tree
+    out = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.6)
+    tree = searcher.tree
+    assert out.threads == 2 and cells[out.move] == 0
+    # both threads expanded nodes, each in its own pool
+    lo0, hi0 = (int(v) for v in searcher.workers[0].pool)
+    lo1 = int(searcher.workers[1].pool[0])
+    assert lo0 > 1 and lo1 > hi0
+    # the root's visits are the iterations of both threads (a rare lost update aside)
+    assert abs(int(tree.visits[0]) - out.iterations) <= 2
+    assert _check_tree(tree, cells.copy(), near.copy(), geo.copy(), WHITE) > 10
+    # no virtual loss is left behind: every visited node's mean is a real mean, within [-1, 1]
+    used = [i for i in range(int(tree.count[0])) if int(tree.visits[i]) > 0]
+    means = tree.wsum[used] / tree.visits[used]
+    assert (np.abs(means) <= 1.0 + 1e-9).all()
+
+
+def test_shared_tree_reroot_keeps_the_subtree():
+    from gomocup_bot.search.board import place
+
+    pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
+    cells, near, geo = board_from_position(pos)
+    searcher = MctsSearcher(MctsConfig(threads=2, parallel="tree", reuse=True), 1 << 20)
+    out = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.6)
+    tree = searcher.tree
+    f, n = int(tree.first[out.child]), int(tree.nch[out.child])
+    g = f + int(np.argmax(tree.visits[f:f + n]))
+    want = int(tree.visits[g])
+    reply = int(tree.move[g])
+    place(cells, near, geo, out.move, WHITE)
+    place(cells, near, geo, reply, BLACK)
+    out2 = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic())
+    assert out2.reused == want > 0
+    assert _check_tree(tree, cells.copy(), near.copy(), geo.copy(), WHITE) > 1
+
+
+def test_compact_any_equals_the_subtree_in_breadth_first_order():
+    from tests.search.test_tree_reuse import _size, _subtree
+
+    pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
+    cells, near, geo = board_from_position(pos)
+    searcher = MctsSearcher(MctsConfig(threads=2, parallel="tree"), 1 << 20)
+    out = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.6)
+    tree = searcher.tree
+    before = _subtree(tree, out.child)
+    count = tree.reroot(out.child, any_layout=True)
+    assert count == _size(before)
+    assert _subtree(tree, 0)[1:] == before[1:]
+
+
+@pytest.mark.parametrize("case", ["win", "block", "open-three"])
+def test_shared_tree_finds_the_known_answers(case):
+    rows, answers, side = {
+        "win": (P.WIN_IN_1, P.WIN_IN_1_ANSWERS, BLACK),
+        "block": (P.BLOCK_FIVE, P.BLOCK_FIVE_ANSWERS, WHITE),
+        "open-three": (P.OPEN_THREE, P.OPEN_THREE_DEFENCES, WHITE),
+    }[case]
+    rows, answers = _shifted(rows, answers)
+    engine = FullEngine(backend="mcts", threads=2, parallel="tree", tactics=False)
+    assert _ask(engine, P.parse(rows, side)).move in answers
