@@ -7,6 +7,12 @@ Every position is searched by each variant for ``--seconds`` of wall time (hard 
 the adaptive stop cannot end it early), the variants alternating in the order 1, 2, ..., 2, 1 so a
 change in machine load hits both; the load average is printed with every line.
 
+Two figures per variant: iterations per wall second (what the search gets) and per CPU second
+(what a thread costs: the parallel overhead, independent of how many cores the scheduler gave
+us). On a shared machine with autogroup scheduling a process gets its session's fair share of
+the cores whatever its thread count, so the wall-clock gain of a second thread shows only when a
+core is really free; the "cpu" column (CPU seconds per wall second) says how much we got.
+
     python benchmarks/mcts_parallel.py --positions 8 --seconds 1.0
     python benchmarks/mcts_parallel.py --variant threads=1 --variant threads=2 --variant threads=2,parallel=tree
 """
@@ -99,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     positions = midgame_positions(args.positions, args.stones, args.seed)
     print(f"{len(positions)} positions, {args.stones} stones, {args.seconds} s each; variants {variants}")
     logs = {v: [] for v in variants}
+    per_cpu: dict[str, list[float]] = {v: [] for v in variants}
     for i, pos in enumerate(positions):
         order = list(range(len(kws))) + list(reversed(range(len(kws))))
         got: dict[str, list[tuple[float, float]]] = {v: [] for v in variants}
@@ -108,12 +115,16 @@ def main(argv: list[str] | None = None) -> int:
         cpu = {v: sum(c for _, c in xs) / len(xs) for v, xs in got.items()}
         for v in variants:
             logs[v].append(means[v])
-        cells = "  ".join(f"{v}: {means[v]:7.0f}/s cpu {cpu[v]:.2f}" for v in variants)
+            per_cpu[v].append(means[v] / max(cpu[v], 1e-9))
+        cells = "  ".join(f"{v}: {means[v]:7.0f}/s ({per_cpu[v][-1]:6.0f}/cpu-s, cpu {cpu[v]:.2f})" for v in variants)
         ratios = "  ".join(f"{means[v] / means[variants[0]]:.2f}" for v in variants[1:])
         print(f"position {i + 1}: {cells}  ratio vs {variants[0]}: {ratios}  (load {loadavg()})", flush=True)
+    def gmean_ratio(xs, ys) -> float:
+        return math.exp(sum(math.log(a / b) for a, b in zip(xs, ys)) / len(xs))
+
     for v in variants[1:]:
-        geo = math.exp(sum(math.log(a / b) for a, b in zip(logs[v], logs[variants[0]])) / len(positions))
-        print(f"geometric mean ratio {v} / {variants[0]}: {geo:.2f}")
+        print(f"geometric mean ratio {v} / {variants[0]}: wall {gmean_ratio(logs[v], logs[variants[0]]):.2f}, "
+              f"per CPU second {gmean_ratio(per_cpu[v], per_cpu[variants[0]]):.2f}")
     print(f"load average at the end: {loadavg()}")
     return 0
 

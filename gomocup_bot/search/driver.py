@@ -41,6 +41,7 @@ import numpy as np
 
 from gomocup_bot.search import mcts as K
 from gomocup_bot.search.board import first_five_point
+from gomocup_bot.search.clock import Watchdog
 from gomocup_bot.search.heuristic import make_weights
 from gomocup_bot.search.policy import (ROBUST, MAX_ROBUST, RootView, child_mean, choose_final, merged_root,
                                        ranked_children, root_proof)
@@ -273,7 +274,8 @@ class MctsSearcher:
             self.tree.count[0] = max(int(w.pool[0]) for w in workers)
         self._sync_proofs()
         if cfg.trigger == "h2":
-            self._heuristic_rules(cells, near, geo, side, stop, out, prune_all=True)
+            with Watchdog(stop, hard_deadline) as abort:
+                self._heuristic_rules(cells, near, geo, side, abort, out, prune_all=True)
         view = self._refresh()
         out.iterations = self.iterations()
         out.proven_root = -int(view.proven[0])
@@ -290,8 +292,10 @@ class MctsSearcher:
         cfg = self.config
         w0 = self.workers[0]
         tree = w0.tree
+        # the minimax rules cannot be cut into chunks: a watchdog holds them to the hard deadline
         if cfg.trigger == "brute":
-            self._root_minimax(cells, near, geo, side, stop, out)
+            with Watchdog(stop, hard_deadline) as abort:
+                self._root_minimax(cells, near, geo, side, abort, out)
         triggered_done = cfg.trigger == "brute"
         next_check = cfg.check_every
         chunk = 32
@@ -344,11 +348,13 @@ class MctsSearcher:
             if not triggered_done and cfg.trigger == "triggered" and any(
                     w.stats[K.S_TRIGGER_LOSS] or w.stats[K.S_TRIGGER_WIN] for w in self.active):
                 triggered_done = True
-                self._root_minimax(cells, near, geo, side, stop, out)
+                with Watchdog(stop, hard_deadline) as abort:
+                    self._root_minimax(cells, near, geo, side, abort, out)
                 self._refresh()
             if cfg.trigger == "h1" and self._root_visits() - v_start >= next_check:
                 next_check += cfg.check_every
-                self._heuristic_rules(cells, near, geo, side, stop, out, prune_all=False)
+                with Watchdog(stop, hard_deadline) as abort:
+                    self._heuristic_rules(cells, near, geo, side, abort, out, prune_all=False)
                 self._refresh()
             if on_progress is not None:
                 on_progress(self)
