@@ -343,8 +343,10 @@ class MctsSearcher:
                 elapsed = time.monotonic() - t_start
                 if elapsed > 0:
                     rate = max(rate, (self._root_visits() - v_start) / elapsed)
-                self._sync_proofs()
-            self._refresh()
+            if len(self._owners()) > 1:
+                self._sync_proofs()  # refreshes the merged view too
+            else:
+                self._refresh()
             if not triggered_done and cfg.trigger == "triggered" and any(
                     w.stats[K.S_TRIGGER_LOSS] or w.stats[K.S_TRIGGER_WIN] for w in self.active):
                 triggered_done = True
@@ -435,10 +437,11 @@ class MctsSearcher:
         return self.view
 
     def _sync_proofs(self) -> None:
-        """Copy root-child proofs between the trees (a proof is a fact about the position)."""
+        """Refresh the merged view and copy root-child proofs between the trees (a proof is a
+        fact about the position)."""
+        view = self._refresh()
         if len(self._owners()) < 2:
             return
-        view = self._refresh()
         if not view.proven[1:].any():
             return
         for w in self._owners():
