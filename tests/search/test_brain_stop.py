@@ -11,9 +11,9 @@ import pytest
 
 
 class Brain:
-    def __init__(self, engine: str) -> None:
+    def __init__(self, engine: str, *options: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gomocup_bot", "--engine", engine, "--log-level", "INFO"],
+            [sys.executable, "-m", "gomocup_bot", "--engine", engine, "--log-level", "INFO", *options],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
         )
         self.out: queue.Queue[str] = queue.Queue()
@@ -56,9 +56,11 @@ class Brain:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("engine", ["gomocup-bot", "minimax", "mcts-plain"])
+@pytest.mark.parametrize("engine", ["gomocup-bot", "minimax", "mcts-plain",
+                                    "gomocup-bot --threads 2 --option backend=mcts --option reuse=on",
+                                    "gomocup-bot --threads 2 --option backend=mcts --option parallel=tree"])
 def test_yxstop_mid_search_answers_a_legal_move_at_once(engine):
-    brain = Brain(engine)
+    brain = Brain(*engine.split())
     try:
         brain.send("START 15")
         assert brain.reply(30) == "OK"
