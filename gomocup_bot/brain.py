@@ -130,7 +130,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--threads", type=_positive_int, default=None, metavar="N",
         help="search threads per move for engines that can use more than one (gomocup-bot: "
-        "1 or 2; default: the engine's own, 2 for gomocup-bot)",
+        "1 or 2; default: the engine's own, for gomocup-bot 2 with its alpha-beta backend and 1 with MCTS)",
     )
     parser.add_argument(
         "--option", action="append", default=[], type=_engine_option, metavar="KEY=VALUE",
