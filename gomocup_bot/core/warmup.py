@@ -63,7 +63,10 @@ def warm_all() -> int:
         rand_below(rng, 5), rand_unit(rng)
         _make_unmake_loop(b, out[:1].copy(), 1)
         _threat_loop(b, BLACK, 1, out)
-    return _count_ready((bd, cd, pt, pl, rl, th, vc))
+    from . import quick as qk
+
+    qk.warm_quick()  # the brain's GIL-free quick move: it only ever loads it from the cache
+    return _count_ready((bd, cd, pt, pl, rl, th, vc, qk))
 
 
 def _count_ready(modules) -> int:
