@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -361,6 +362,8 @@ class _Runner:
             self.engine = create_engine(QUICK_ENGINE)
             self.session.engine_label = f"{QUICK_ENGINE} (fallback: {self.choice.label} failed to start)"
         self.engine_ready.set()
+        if self.slots is not None:  # a server session: the quick move is what answers under load
+            await _load_numba_quick()
 
     # ------------------------------------------------------------------ searching
 
@@ -395,7 +398,7 @@ class _Runner:
         if self.hurried or not self.engine_ready.is_set():
             log.log(
                 logging.INFO if self.hurried else logging.WARNING,
-                "engine %s in time; answering with %s", "not needed" if self.hurried else "not ready", QUICK_ENGINE,
+                "engine %s in time; answering with %s", "not needed" if self.hurried else "not ready", _quick_label(),
             )
             return await self._quick(search)
         engine = self.engine
@@ -404,7 +407,7 @@ class _Runner:
         acquired = False
         if self.slots is not None and not self.hurried and _queue_too_long(self.slots):
             log.warning("search slots busy and %d sessions already waiting; answering with %s",
-                     self.slots.statistics().tasks_waiting, QUICK_ENGINE)
+                        self.slots.statistics().tasks_waiting, _quick_label())
             return await self._quick(search)
         if self.slots is not None and not self.hurried:
             with trio.move_on_after(half) as self.wait_scope:
@@ -412,7 +415,7 @@ class _Runner:
                 acquired = True
             self.wait_scope = None
         if self.slots is not None and not acquired:
-            log.warning("no search slot in time; answering with %s", QUICK_ENGINE)
+            log.warning("no search slot in time; answering with %s", _quick_label())
             return await self._quick(search)
         handoff = None
         if acquired:
@@ -456,19 +459,31 @@ class _Runner:
                 finally:
                     nursery.cancel_scope.cancel()
         except Exception:  # an engine bug must not cost the game: answer with the quick engine
-            log.exception("engine %s failed on %s; answering with %s", self.choice.label, search.command, QUICK_ENGINE)
+            log.exception("engine %s failed on %s; answering with %s", self.choice.label, search.command, _quick_label())
             return await self._quick(search)
         if result is None:
-            log.error("engine ignored its stop flag; answering with %s", QUICK_ENGINE)
+            log.error("engine ignored its stop flag; answering with %s", _quick_label())
             return await self._quick(search)
         return result
 
     async def _quick(self, search: Search) -> SearchResult:
+        """The quick tactical answer, in a worker thread: the numba quick move once it is loaded in
+        this process (one GIL-free call), else greedy (pure Python, holds the GIL)."""
+        pos, excluded, nbest = search.position, search.excluded, search.nbest
+        numba_quick = _numba_quick()
+        if numba_quick is not None:
+            try:
+                fields = await trio.to_thread.run_sync(
+                    lambda: numba_quick.choose(pos, excluded, nbest), abandon_on_cancel=True
+                )
+                return SearchResult(**fields)
+            except ValueError as exc:  # a board the core does not take (a side under k): greedy can
+                log.info("numba quick move declined (%s); answering with %s", exc, QUICK_ENGINE)
+            except Exception:  # a bug there must not cost the move
+                log.exception("numba quick move failed; answering with %s", QUICK_ENGINE)
         from gomocup_bot.engines.greedy import choose
 
-        fields = await trio.to_thread.run_sync(
-            lambda: choose(search.position, search.excluded, search.nbest), abandon_on_cancel=True
-        )
+        fields = await trio.to_thread.run_sync(lambda: choose(pos, excluded, nbest), abandon_on_cancel=True)
         return SearchResult(**fields)
 
     def _reporter(self) -> Callable[[SearchInfo], None]:
@@ -493,6 +508,51 @@ class _Runner:
                 pass
 
         return report
+
+
+_QUICK_MODULE = "gomocup_bot.core.quick"
+_quick_load_tried = False
+
+
+def _numba_quick() -> Any:
+    """The numba quick-move module when it has run in this process, else None.
+
+    Why not import it here: a first call would compile for a minute (or load for ~0.1 s), far
+    past a move budget; `_load_numba_quick` does that once, off the move path.
+    """
+    module = sys.modules.get(_QUICK_MODULE)
+    return module if module is not None and module.is_ready() else None
+
+
+def _quick_label() -> str:
+    """What `_quick` answers with right now, for the logs."""
+    return "the numba quick move" if _numba_quick() is not None else QUICK_ENGINE
+
+
+async def _load_numba_quick() -> None:
+    """Once per process, after the engine is ready: load the numba quick move from numba's cache.
+
+    Only where numba is already imported (a numba engine): a greedy or random brain does not grow
+    by numba's import for it. Never compiles: when the cache lacks it, quick moves stay greedy.
+    """
+    global _quick_load_tried
+    if _quick_load_tried or "numba" not in sys.modules:
+        return
+    _quick_load_tried = True
+
+    def load() -> bool:
+        from gomocup_bot.core import quick
+
+        return quick.load_cached()
+
+    try:
+        loaded = await trio.to_thread.run_sync(load, abandon_on_cancel=True)
+    except Exception:  # the quick move is an optimisation: greedy still answers
+        log.exception("loading the numba quick move failed; quick moves stay %s", QUICK_ENGINE)
+        return
+    if not loaded:
+        log.warning("the numba quick move is not in numba's cache (run `gomocup-bot warmup`); "
+                    "quick moves stay %s", QUICK_ENGINE)
 
 
 def _queue_too_long(slots: "trio.CapacityLimiter") -> bool:
