@@ -474,7 +474,7 @@ class _Runner:
         if numba_quick is not None:
             try:
                 fields = await trio.to_thread.run_sync(
-                    lambda: numba_quick.choose(pos, excluded, nbest), abandon_on_cancel=True
+                    lambda: numba_quick(pos, excluded, nbest), abandon_on_cancel=True
                 )
                 return SearchResult(**fields)
             except ValueError as exc:  # a board the core does not take (a side under k): greedy can
@@ -510,18 +510,18 @@ class _Runner:
         return report
 
 
-_QUICK_MODULE = "gomocup_bot.core.quick"
+# `gomocup_bot.core.quick.choose` once `_load_numba_quick` has loaded it in this process, else None
+_numba_quick_choose: Callable[..., dict] | None = None
 _quick_load_tried = False
 
 
-def _numba_quick() -> Any:
-    """The numba quick-move module when it has run in this process, else None.
+def _numba_quick() -> Callable[..., dict] | None:
+    """The numba quick move when it is loaded in this process, else None (then greedy answers).
 
-    Why not import it here: a first call would compile for a minute (or load for ~0.1 s), far
-    past a move budget; `_load_numba_quick` does that once, off the move path.
+    Why not load it on demand: a first call would compile for a minute (or load for ~0.1-0.5 s),
+    far past a move budget; `_load_numba_quick` does that once, off the move path.
     """
-    module = sys.modules.get(_QUICK_MODULE)
-    return module if module is not None and module.is_ready() else None
+    return _numba_quick_choose
 
 
 def _quick_label() -> str:
@@ -534,6 +534,7 @@ async def _load_numba_quick() -> None:
 
     Only where numba is already imported (a numba engine): a greedy or random brain does not grow
     by numba's import for it. Never compiles: when the cache lacks it, quick moves stay greedy.
+    The thread publishes the result itself, so a session ending mid-load loses nothing.
     """
     global _quick_load_tried
     if _quick_load_tried or "numba" not in sys.modules:
@@ -541,9 +542,13 @@ async def _load_numba_quick() -> None:
     _quick_load_tried = True
 
     def load() -> bool:
+        global _numba_quick_choose
         from gomocup_bot.core import quick
 
-        return quick.load_cached()
+        if not quick.load_cached():
+            return False
+        _numba_quick_choose = quick.choose
+        return True
 
     try:
         loaded = await trio.to_thread.run_sync(load, abandon_on_cancel=True)
