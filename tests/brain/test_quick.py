@@ -6,7 +6,9 @@ the quick move itself is built on.
 """
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -23,7 +25,7 @@ from protocol.rules import Rules
 from tournament import referee
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
-from server_testkit import Client, ServerProcess, play_short_game  # noqa: E402
+from server_testkit import REPO, Client, ServerProcess, play_short_game  # noqa: E402
 
 FREESTYLE, EXACT, RENJU, CARO = Rules(), Rules(exact_five=True), Rules(renju=True), Rules(caro=True)
 
@@ -301,6 +303,25 @@ def test_quick_move_is_legal_and_agrees_with_greedy_on_wins_and_blocks(case, nbe
             assert move == chosen["move"]
     else:
         assert answer.layer not in (quick.Q_WIN, quick.Q_BLOCK)
+
+
+# ---- loading: from the cache only ---------------------------------------------------------------
+
+_LOAD = (
+    "import logging, sys; logging.basicConfig(level=logging.INFO); "
+    "from gomocup_bot.core import quick; "
+    "print(quick.load_cached(), quick.is_ready(), len(quick.quick_move.signatures))"
+)
+
+
+def test_load_cached_loads_from_the_cache_and_never_compiles(tmp_path):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}  # an empty cache: everything would compile
+    cold = subprocess.run([sys.executable, "-c", _LOAD], capture_output=True, text=True, timeout=120, env=env,
+                          cwd=REPO)
+    assert cold.stdout.split() == ["False", "False", "0"], cold.stderr
+    assert "is not in numba's cache" in cold.stderr
+    warm = subprocess.run([sys.executable, "-c", _LOAD], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert warm.stdout.split() == ["True", "True", "1"], warm.stderr  # the module fixture filled the cache
 
 
 # ---- a real server whose only search slot is taken ----------------------------------------------
