@@ -518,7 +518,7 @@ _quick_load_tried = False
 def _numba_quick() -> Callable[..., dict] | None:
     """The numba quick move when it is loaded in this process, else None (then greedy answers).
 
-    Why not load it on demand: a first call would compile for a minute (or load for ~0.1-0.5 s),
+    Why not load it on demand: a first call would compile for a minute (or load for ~0.1-0.7 s),
     far past a move budget; `_load_numba_quick` does that once, off the move path.
     """
     return _numba_quick_choose
