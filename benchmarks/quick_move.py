@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gomocup_bot.core import quick  # noqa: E402
 from gomocup_bot.engine import BLACK, WHITE, Position  # noqa: E402
 from gomocup_bot.engines import greedy  # noqa: E402
-from gomocup_bot.lines import Grid, winning_squares  # noqa: E402
+from protocol.judge import Board, winning_squares  # noqa: E402
 from protocol.rules import Rules  # noqa: E402
 
 
@@ -43,7 +43,7 @@ def midgame_positions(games: int, plies: int, every: int, rules: Rules) -> list[
             if ply >= 10 and ply % every == 0:
                 out.append(pos)
             move = greedy.choose(pos, rng=rngs[me])["move"]
-            if move in winning_squares(Grid(15, 15, stones), me, rules):
+            if move in winning_squares(Board(15, 15, stones), me, rules):
                 break  # the game is over with this move
             stones.append((*move, me))
     return out

@@ -1,8 +1,8 @@
 """The numba quick move (`gomocup_bot.core.quick`): positions with known answers, a property test
-against the rules referee and the greedy engine, and a real server whose search slot is taken.
+against the rules judge and the greedy engine, and a real server whose search slot is taken.
 
-Legality is judged by `tournament.referee` (the independent plain-Python rules), never by the core
-the quick move itself is built on.
+Legality is judged by `protocol.judge` (the plain-Python rules the referee, the session and greedy
+share), never by the numba core the quick move itself is built on.
 """
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from gomocup_bot.core import quick
 from gomocup_bot.engine import BLACK, WHITE, Position
 from gomocup_bot.engines import greedy
-from gomocup_bot.lines import Grid, has_five, is_renju_foul, opponent, winning_squares
+from protocol import judge
+from protocol.judge import Board, has_win, is_renju_foul, opponent, winning_squares
 from protocol.rules import Rules
-from tournament import referee
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 from server_testkit import REPO, Client, ServerProcess, play_short_game  # noqa: E402
@@ -45,11 +45,8 @@ def position(rows: list[str], to_move: int, rules: Rules = FREESTYLE, size: int 
     return Position(size, size, rules, stones, to_move=to_move)
 
 
-def referee_board(pos: Position) -> referee.Board:
-    board = referee.Board(pos.width, pos.height)
-    for x, y, c in pos.stones:
-        board.set(x, y, c)
-    return board
+def judge_board(pos: Position) -> Board:
+    return Board(pos.width, pos.height, pos.stones)
 
 
 def assert_legal(pos: Position, move: tuple[int, int]) -> None:
@@ -57,14 +54,14 @@ def assert_legal(pos: Position, move: tuple[int, int]) -> None:
     assert 0 <= x < pos.width and 0 <= y < pos.height, move
     assert move not in pos.occupied(), move
     if pos.rules.renju and pos.to_move == BLACK:
-        assert referee.renju_foul(referee_board(pos), x, y) is None, move
+        assert judge.renju_foul(judge_board(pos), x, y) is None, move
 
 
 def wins_after(pos: Position, move: tuple[int, int]) -> set[tuple[int, int]]:
-    """The mover's winning squares once `move` is on the board (greedy's pure-Python rules)."""
-    grid = Grid(pos.width, pos.height, pos.stones)
-    grid.set(*move, pos.to_move)
-    return set(winning_squares(grid, pos.to_move, pos.rules))
+    """The mover's winning squares once `move` is on the board (the plain-Python judge)."""
+    board = judge_board(pos)
+    board.set(*move, pos.to_move)
+    return set(winning_squares(board, pos.to_move, pos.rules))
 
 
 # ---- positions with known answers --------------------------------------------------------------
@@ -172,7 +169,7 @@ def _renju_rows(row7: str) -> list[str]:
 
 def test_renju_black_defends_at_the_end_that_is_not_a_foul():
     pos = position(_renju_rows("     ooo"), BLACK, RENJU)  # white open three 5..7: ends (4,7), (8,7)
-    assert referee.renju_foul(referee_board(pos), 8, 7) is not None  # the trap is real
+    assert judge.renju_foul(judge_board(pos), 8, 7) is not None  # the trap is real
     answer = quick.decide(pos)
     assert answer.layer == quick.Q_DEFEND
     assert answer.moves == [(4, 7)]
@@ -180,7 +177,7 @@ def test_renju_black_defends_at_the_end_that_is_not_a_foul():
 
 def test_renju_black_never_blocks_on_a_foul_even_when_lost():
     pos = position(_renju_rows("   xoooo"), BLACK, RENJU)  # white's only five square is (8,7)
-    assert referee.renju_foul(referee_board(pos), 8, 7) is not None
+    assert judge.renju_foul(judge_board(pos), 8, 7) is not None
     answer = quick.decide(pos, nbest=4)
     assert answer.proven == -1
     assert (8, 7) not in answer.moves
@@ -223,8 +220,8 @@ def _no_five_filling(size: int) -> dict[tuple[int, int], int]:
 
 def test_near_full_board_plays_the_last_square_and_full_board_raises():
     filling = _no_five_filling(9)
-    grid = Grid(9, 9, [(x, y, c) for (x, y), c in filling.items()])
-    assert not has_five(grid, BLACK, FREESTYLE) and not has_five(grid, WHITE, FREESTYLE)  # precondition
+    board = Board(9, 9, [(x, y, c) for (x, y), c in filling.items()])
+    assert not has_win(board, BLACK, FREESTYLE) and not has_win(board, WHITE, FREESTYLE)  # precondition
     last = (4, 4)
     stones = tuple((x, y, c) for (x, y), c in filling.items() if (x, y) != last)
     assert quick.decide(Position(9, 9, FREESTYLE, stones, to_move=WHITE)).moves == [last]
@@ -255,20 +252,20 @@ def random_positions(draw):
     """A position reached by legal play (no five yet, no renju foul by black) and a few exclusions."""
     size = draw(st.integers(min_value=7, max_value=15))
     rules = draw(st.sampled_from([FREESTYLE, EXACT, RENJU, CARO]))
-    game = referee.GameReferee(size, size, rules)
+    board = Board(size, size)
     stones: list[tuple[int, int, int]] = []
     lo = draw(st.integers(0, size - 7))  # stones in a 7x7 window: dense enough for fours and fives
     for _ in range(draw(st.integers(min_value=0, max_value=40))):
         x = lo + draw(st.integers(0, 6))
         y = lo + draw(st.integers(0, 6))
-        if game.board.get(x, y) != referee.EMPTY:
+        colour = BLACK if len(stones) % 2 == 0 else WHITE
+        if board.get(x, y) != judge.EMPTY:
             continue
-        if rules.renju and game.to_move == BLACK and referee.renju_foul(game.board, x, y) is not None:
+        if rules.renju and colour == BLACK and judge.renju_foul(board, x, y) is not None:
             continue
-        if referee.makes_win(game.board, x, y, game.to_move, rules):
+        if judge.makes_win(board, x, y, colour, rules):
             continue  # keep the game running: the interesting case is a five in the air
-        colour = game.to_move
-        game.play(x, y)
+        board.set(x, y, colour)
         stones.append((x, y, colour))
     to_move = BLACK if len(stones) % 2 == 0 else WHITE
     pos = Position(size, size, rules, tuple(stones), to_move=to_move)
@@ -286,12 +283,12 @@ def test_quick_move_is_legal_and_agrees_with_greedy_on_wins_and_blocks(case, nbe
     for move in answer.moves:
         assert_legal(pos, move)
         assert move not in excluded  # a few exclusions never leave nothing legal
-    grid = Grid(pos.width, pos.height, pos.stones)
+    board = judge_board(pos)
     me = pos.to_move
-    wins = {p for p in winning_squares(grid, me, pos.rules) if p not in excluded}
+    wins = {p for p in winning_squares(board, me, pos.rules) if p not in excluded}
     threats = {
-        p for p in winning_squares(grid, opponent(me), pos.rules)
-        if p not in excluded and not (pos.rules.renju and me == BLACK and is_renju_foul(grid, *p))
+        p for p in winning_squares(board, opponent(me), pos.rules)
+        if p not in excluded and not (pos.rules.renju and me == BLACK and is_renju_foul(board, *p))
     }
     chosen = greedy.choose(pos, excluded, nbest)
     move = answer.moves[0]
