@@ -403,6 +403,8 @@ class _Runner:
             return await self._quick(search)
         engine = self.engine
         assert engine is not None
+        if not getattr(engine, "needs_search_slot", True):  # random/greedy: cheaper than the queue
+            return await self._engine_search(engine, search, limits)
         token = object()
         acquired = False
         if self.slots is not None and not self.hurried and _queue_too_long(self.slots):
@@ -527,6 +529,20 @@ def _numba_quick() -> Callable[..., dict] | None:
 def _quick_label() -> str:
     """What `_quick` answers with right now, for the logs."""
     return "the numba quick move" if _numba_quick() is not None else QUICK_ENGINE
+
+
+def preload_numba_quick() -> bool:
+    """For a server before it listens: load (or, with an empty cache, compile once) the numba quick
+    move, so that even its first sessions answer an overload with it. No-op without numba."""
+    global _numba_quick_choose, _quick_load_tried
+    if "numba" not in sys.modules:
+        return False
+    from gomocup_bot.core import quick
+
+    quick.warm_quick()
+    _numba_quick_choose = quick.choose
+    _quick_load_tried = True
+    return True
 
 
 async def _load_numba_quick() -> None:

@@ -132,7 +132,11 @@ class SearchResult:
 
 @runtime_checkable
 class Engine(Protocol):
-    """What the brain session drives. Implementations live in `gomocup_bot.engines`."""
+    """What the brain session drives. Implementations live in `gomocup_bot.engines`.
+
+    An engine may set a class attribute `needs_search_slot = False` when a move costs it no more
+    than the server's quick fallback would (random, greedy): it then never queues for a slot.
+    """
 
     name: str
 

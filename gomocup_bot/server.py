@@ -245,6 +245,8 @@ def brain_session_handler(brain_argv: list[str], search_slots: int) -> SessionHa
     StopFlag()  # numpy
     choice = brain.choose_engine(options)
     choice.factory().prepare()
+    if brain.preload_numba_quick():  # what answers a session whose move finds every slot busy
+        log.info("numba quick move loaded")
     log.info("engine %s prepared in %.2f s", choice.label, time.monotonic() - started)
 
     async def handle(stream: LineStream, slots: trio.CapacityLimiter) -> None:

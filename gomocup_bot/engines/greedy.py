@@ -74,6 +74,8 @@ class GreedyEngine:
     """One-ply tactics: five > block five > threat score. Deterministic unless given a seed."""
 
     name = "greedy"
+    # answers in microseconds to milliseconds: a server runs it without queueing for a search slot
+    needs_search_slot = False
 
     def __init__(self, seed: int | None = None, **_: object) -> None:
         self._rng = random.Random(seed) if seed is not None else None

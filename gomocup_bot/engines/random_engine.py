@@ -12,6 +12,8 @@ class RandomEngine:
     """Picks any empty square (not YXBLOCK-excluded, not a renju foul for black) at random."""
 
     name = "random"
+    # answers in microseconds to milliseconds: a server runs it without queueing for a search slot
+    needs_search_slot = False
 
     def __init__(self, seed: int | None = None, **_: object) -> None:
         self._rng = random.Random(seed)

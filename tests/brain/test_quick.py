@@ -326,7 +326,7 @@ def test_load_cached_loads_from_the_cache_and_never_compiles(tmp_path):
 
 @pytest.mark.slow
 async def test_server_with_its_slot_taken_answers_legal_quick_moves(tmp_path):
-    # the kernels are in numba's cache now (the module fixture ran them): the server loads them
+    # the server loads the quick move before it listens (from the cache the module fixture filled)
     server = ServerProcess(tmp_path, "--engine", "mcts-plain", "--search-slots", "1",
                            "--brain-log-level", "INFO", start_timeout=300)
     try:
@@ -334,7 +334,7 @@ async def test_server_with_its_slot_taken_answers_legal_quick_moves(tmp_path):
         assert await hog.ask("START 15") == "OK"
         await hog.send("INFO timeout_turn 60000", "INFO timeout_match 0", "BEGIN")  # holds the slot
         with trio.fail_after(60):
-            while "quick move loaded from numba's cache" not in server.log():
+            while "quick move loaded" not in server.log():  # before listening (serve) or by a session
                 await trio.sleep(0.05)
         records = []
 
