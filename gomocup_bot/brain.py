@@ -34,6 +34,8 @@ log = logging.getLogger("gomocup_bot.brain")
 STOP_GRACE = 0.25  # seconds a stopped search may take to return before its thread is abandoned
 END_DEADLINE = 0.3  # after END, seconds the queue gets to drain (a hurried search answering) before we leave
 QUEUE_SIZE = 10000
+STARTUP_CAP_S = 2.0  # a process older than this at its first read was suspended or kept waiting
+FIRST_READ_WAIT_S = 0.05  # a first read that returns later than this waited: its input is fresh
 
 # Search threads still running (abandoned ones included); brain_main exits hard when this is > 0.
 _live_threads = 0
@@ -195,12 +197,13 @@ async def run_brain(
     options: BrainOptions,
     search_slots: trio.CapacityLimiter | None = None,
     engine_factory: Callable[[], Engine] | None = None,
+    input_origin: float | None = None,
 ) -> None:
     """Run one session until END or end of input. Returns (never exits the process).
 
     Cancelling it stops a running search through its StopFlag.
     """
-    runner = _Runner(stream, options, search_slots, choose_engine(options, engine_factory))
+    runner = _Runner(stream, options, search_slots, choose_engine(options, engine_factory), input_origin)
     await runner.run()
 
 
@@ -211,8 +214,14 @@ class _Runner:
         options: BrainOptions,
         search_slots: trio.CapacityLimiter | None,
         choice: EngineChoice,
+        input_origin: float | None = None,
     ) -> None:
         self.stream = stream
+        # the earliest instant the peer can have written input (time.monotonic); lines that were
+        # already buffered when first read are dated back to it (see `_reader`)
+        self.input_origin = time.monotonic() if input_origin is None else input_origin
+        self.command_stamp: float | None = None  # arrival of the command being handled
+        self.line_stamp: float | None = None  # arrival of the line last read
         self.options = options
         self.slots = search_slots
         self.choice = choice
@@ -254,6 +263,14 @@ class _Runner:
     # ------------------------------------------------------------------ reader
 
     async def _reader(self) -> None:
+        """Read lines as they come, dating each one: a manager's turn clock runs from when it wrote
+        TURN/BOARD, not from when the brain got round to it. A line is dated by the read that
+        brought it (the stream's `arrival`). Lines of a first read that found them already there
+        get `input_origin` (process creation for a stdio brain: a manager writing START, INFO and
+        BOARD in one burst starts the clock while Python is still importing); a first read that
+        had to wait (a GUI launching the brain long before the game) dates them on arrival."""
+        arrival = getattr(self.stream, "arrival", None)
+        first_read = time.monotonic()
         while True:
             try:
                 line = await self.stream.receive_line()
@@ -262,6 +279,9 @@ class _Runner:
                 continue
             if line is None:
                 break
+            chunk, stamp = arrival() if arrival is not None else (0, time.monotonic())
+            backdate = chunk == 1 and stamp - first_read < FIRST_READ_WAIT_S
+            self.line_stamp = self.input_origin if backdate else stamp
             for cmd in self.parser.feed(line):
                 if isinstance(cmd, m.End):
                     await self._end()
@@ -294,7 +314,7 @@ class _Runner:
 
     async def _enqueue(self, item: Any) -> None:
         self.pending += 1
-        await self.send_queue.send(item)
+        await self.send_queue.send((item, self.line_stamp))
 
     async def _end(self) -> None:
         """END: hurry any search, let the queue drain (START/BEGIN/END arriving in one burst still get
@@ -312,7 +332,7 @@ class _Runner:
 
     async def _processor(self) -> None:
         while True:
-            item = await self.receive_queue.receive()
+            item, self.command_stamp = await self.receive_queue.receive()
             self.pending -= 1
             if item is None:
                 return
@@ -369,19 +389,22 @@ class _Runner:
 
     async def _search(self, search: Search) -> None:
         session = self.session
-        limits = move_budget(session.info, empty_squares=session.empty_count())
+        # the clock runs from the command's arrival (it may have waited in the queue or the pipe)
+        now = time.monotonic()
+        started = min(now, self.command_stamp or now)
+        limits = move_budget(session.info, now=started, empty_squares=session.empty_count())
         if self.eof:
             limits = SearchLimits.from_budget(INSTANT_S)
         self._start_warmup()
         self.searching = True
         self.hurried = self.ending  # a search queued before END answers at once
-        started = time.monotonic()
         try:
             result = await self._obtain_result(search, limits)
             replies = session.complete_search(search, result)
             log.info(
-                "%s -> %s in %.3f s (budget %.3f s)",
+                "%s -> %s in %.3f s (budget %.3f s; %.3f s of it before the command was handled)",
                 search.command, encode(replies[0]), time.monotonic() - started, limits.hard_deadline - started,
+                now - started,
             )
             await self._send(replies)
         finally:

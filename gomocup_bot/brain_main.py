@@ -9,8 +9,10 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 
-from gomocup_bot.brain import BrainOptions, live_search_threads, run_brain
+from gomocup_bot.brain import STARTUP_CAP_S, BrainOptions, live_search_threads, run_brain
+from gomocup_bot.timeman import process_age_seconds
 
 
 def _configure_logging(options: BrainOptions) -> None:
@@ -49,8 +51,12 @@ def main(argv: list[str] | None = None) -> int:
 
     async def serve() -> None:
         stream = StdioLineStream(stdout_fd=protocol_fd)
+        # input already waiting at the first read may have been written at process creation;
+        # an older process was suspended (GomocupJudge) or kept waiting: date input from now
+        age = process_age_seconds()
+        origin = None if age is None or age > STARTUP_CAP_S else time.monotonic() - age
         try:
-            await run_brain(stream, options=options)
+            await run_brain(stream, options=options, input_origin=origin)
         finally:
             await stream.aclose()
 

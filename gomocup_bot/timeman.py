@@ -7,6 +7,7 @@ Python's reply path and pipe latency.
 """
 from __future__ import annotations
 
+import os
 import time
 
 from gomocup_bot.engine import SearchLimits
@@ -45,6 +46,25 @@ def budget_seconds(info: dict[str, int], *, empty_squares: int | None = None) ->
         turn_s = min(turn_s, share_s, cap_s)
 
     return max(INSTANT_S, min(MAX_BUDGET_S, turn_s - _margin(turn_s)))
+
+
+def process_age_seconds() -> float | None:
+    """Seconds since this process was created (Linux /proc), or None where that is not known.
+
+    Gomocup bills the match clock from process creation, and a manager that writes START, INFO and
+    BOARD in one burst starts the move's clock while Python is still importing: the first move's
+    budget has to count from there, not from when the brain first read its input.
+    """
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            stat = f.read()
+        with open("/proc/uptime", "rb") as f:
+            uptime_s = float(f.read().split()[0])
+        # field 22 (starttime, in clock ticks since boot); the name in field 2 may hold spaces
+        start_ticks = int(stat.rsplit(b")", 1)[1].split()[19])
+        return max(0.0, uptime_s - start_ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _margin(seconds: float) -> float:

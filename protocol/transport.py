@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from typing import Awaitable, Callable, Protocol, runtime_checkable
 
 import trio
@@ -43,6 +44,8 @@ class _LineSplitter:
         self._eof = False
         self._skip_lf = False  # the previous line ended with CR: a leading LF belongs to it
         self._discarding = False  # inside an over-long line, dropping bytes up to its end
+        self.chunks = 0  # chunks read so far
+        self.chunk_time = 0.0  # time.monotonic() when the latest chunk was read
 
     async def receive_line(self) -> str | None:
         while True:
@@ -74,10 +77,20 @@ class _LineSplitter:
                     return raw.decode("utf-8", errors="replace")
                 return None
             chunk = await self._receive_some()
+            self.chunks += 1
+            self.chunk_time = time.monotonic()
             if not chunk:
                 self._eof = True
             else:
                 self._buffer += chunk
+
+
+def line_arrival(splitter: _LineSplitter) -> tuple[int, float]:
+    """When the line just returned reached us, for a peer's clock (a manager times a move from
+    writing TURN). The splitter reads only when no whole line is buffered, so a returned line's
+    end always came with the latest chunk. Chunk 1 holds whatever was written before the first
+    read, possibly long before it (a process still starting up)."""
+    return splitter.chunks, splitter.chunk_time
 
 
 def _find_terminator(buffer: bytearray) -> int:
@@ -109,6 +122,11 @@ class StreamLineStream:
     async def send_line(self, line: str) -> None:
         async with self._send_lock:
             await self.stream.send_all((line + "\n").encode("utf-8"))
+
+    def arrival(self) -> tuple[int, float]:
+        """(how many chunks were read, time.monotonic() of the latest): the last line returned
+        arrived with the latest chunk. See `line_arrival`."""
+        return line_arrival(self._splitter)
 
     async def aclose(self) -> None:
         await self.stream.aclose()
@@ -178,6 +196,10 @@ class StdioLineStream:
         data = (line + "\n").encode("utf-8")
         async with self._send_lock:
             await trio.to_thread.run_sync(_write_all, self._stdout_fd, data, abandon_on_cancel=True)
+
+    def arrival(self) -> tuple[int, float]:
+        """As `StreamLineStream.arrival`."""
+        return line_arrival(self._splitter)
 
     async def aclose(self) -> None:
         if self._fd_stream is not None:

@@ -14,6 +14,7 @@ import trio.testing
 
 from gomocup_bot.brain import BrainOptions, run_brain
 from gomocup_bot.engine import SearchInfo, SearchRequest, SearchResult, StopFlag
+from gomocup_bot.timeman import budget_seconds
 from protocol import messages as m
 from protocol.parser import parse_reply
 from protocol.rules import Rules
@@ -39,6 +40,7 @@ class ThinkingEngine:
 
     def search(self, request: SearchRequest, stop: StopFlag) -> SearchResult:
         self.searches += 1
+        self.limits = request.limits
         self.finished.clear()
         self.running.set()
         pos = request.position
@@ -108,6 +110,44 @@ async def test_yxstop_answers_at_once_with_the_best_move_so_far(nursery):
     await h.send("END")
     with trio.fail_after(2):
         await h.done.wait()
+
+
+TURN_5S = budget_seconds({"timeout_turn": 5000})  # the hard budget the brain plans for 5 s turns
+
+
+async def test_input_written_before_the_brain_read_anything_counts_from_input_origin(nursery):
+    # A manager writing START, INFO and BOARD at spawn: the turn clock started while the brain
+    # was still starting up, here (as if) 3 s earlier. The engine must get what is left, not 5 s.
+    origin = time.monotonic() - 3.0
+    h = Harness(ThinkingEngine(), input_origin=origin)
+    await h.send("START 15", "INFO timeout_turn 5000", "BOARD", "7,7,2", "DONE")
+    nursery.start_soon(h.run)
+    assert await h.read() == "OK"
+    assert isinstance(parse_reply(await h.read(timeout=4)), m.MoveReply)
+    assert abs(h.engine.limits.hard_deadline - (origin + TURN_5S)) < 0.01
+    await h.send("END")
+
+
+async def test_input_the_brain_waited_for_counts_from_its_arrival(nursery):
+    # A GUI launching the brain long before the game: the first read waits, so the lines are
+    # fresh when they come; the same for a TURN written after the OK.
+    origin = time.monotonic() - 3.0
+    h = Harness(ThinkingEngine(), input_origin=origin)
+    nursery.start_soon(h.run)
+    await trio.sleep(0.2)
+    written = time.monotonic()
+    await h.send("START 15", "INFO timeout_turn 5000", "BEGIN")
+    assert await h.read() == "OK"
+    await trio.to_thread.run_sync(h.engine.running.wait, 5)
+    assert 0 <= h.engine.limits.hard_deadline - (written + TURN_5S) < 0.5
+    await h.send("YXSTOP")
+    assert isinstance(parse_reply(await h.read()), m.MoveReply)
+    await trio.sleep(0.3)
+    written = time.monotonic()
+    await h.send("TURN 0,0")
+    await trio.to_thread.run_sync(h.engine.running.wait, 5)
+    assert 0 <= h.engine.limits.hard_deadline - (written + TURN_5S) < 0.5
+    await h.send("END")
 
 
 async def test_commands_sent_during_a_search_are_answered_in_order(nursery):

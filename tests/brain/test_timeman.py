@@ -1,4 +1,7 @@
 """The move budget from INFO time settings (protocol reference §5, §7)."""
+import subprocess
+import sys
+
 import pytest
 
 from gomocup_bot.timeman import DEFAULT_TURN_MS, INSTANT_S, UNLIMITED, budget_seconds, move_budget
@@ -46,3 +49,12 @@ def test_limits_are_absolute_and_ordered():
     assert limits.max_depth == 7 and limits.max_nodes == 0
     instant = move_budget({"timeout_turn": 0}, now=5.0)
     assert instant.soft_deadline == instant.hard_deadline == 5.0 + INSTANT_S
+
+
+def test_process_age_is_measured_from_process_creation():
+    # a fresh interpreter that sleeps 0.3 s before asking: its age covers start-up and the sleep
+    code = ("import time; time.sleep(0.3); from gomocup_bot.timeman import process_age_seconds as a; "
+            "print(a())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    age = float(out)
+    assert 0.25 <= age < 10.0  # /proc counts in 10 ms ticks
