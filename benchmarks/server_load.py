@@ -126,6 +126,7 @@ def start_server(args: argparse.Namespace, log_file) -> tuple[subprocess.Popen, 
                "--per-address", "0", "--engine", args.engine]
     if args.slots:
         command += ["--search-slots", str(args.slots)]
+    command += args.server_arg
     proc = subprocess.Popen(command, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=log_file)
     deadline = time.monotonic() + 60
@@ -160,6 +161,8 @@ def main() -> int:
     parser.add_argument("--moves", type=int, default=8, help="server moves per game")
     parser.add_argument("--size", type=int, default=15)
     parser.add_argument("--slots", type=int, default=0, help="--search-slots for the server (default: cores)")
+    parser.add_argument("--server-arg", action="append", default=[], metavar="ARG",
+                        help="one more argument for `gomocup-bot serve` (repeatable), e.g. --server-arg=--keep-tables")
     parser.add_argument("--max-seconds", type=float, default=600, help="give up after this long")
     args = parser.parse_args()
     levels = [int(v) for v in args.levels.split(",") if v.strip()]

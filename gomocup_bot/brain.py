@@ -90,6 +90,7 @@ class BrainOptions:
     log_file: str | None = None
     threads: int | None = None  # search threads per move (None: the engine's default)
     engine_options: tuple[tuple[str, str], ...] = ()  # `--option KEY=VALUE`, engine-specific
+    release_tables: bool = False  # drop the engine's search tables after each move (server sessions)
 
     @classmethod
     def from_argv(cls, argv: list[str]) -> "BrainOptions":
@@ -410,6 +411,10 @@ class _Runner:
         finally:
             self.searching = False
             self.stop = None
+        if self.options.release_tables and self.engine is not None:
+            release = getattr(self.engine, "release_memory", None)
+            if release is not None:
+                release()  # after the reply: freeing tens of MB is off the move's clock
 
     async def _obtain_result(self, search: Search, limits: SearchLimits) -> SearchResult | None:
         """The engine's answer, or a quick greedy one when the engine/slot is not there in time."""

@@ -12,6 +12,7 @@ import sys
 import time
 
 from gomocup_bot.brain import STARTUP_CAP_S, BrainOptions, live_search_threads, run_brain
+from gomocup_bot.core.memory import give_big_blocks_back_to_the_os
 from gomocup_bot.timeman import process_age_seconds
 
 
@@ -42,6 +43,7 @@ def _reserve_stdout() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     options = BrainOptions.from_argv(list(sys.argv[1:] if argv is None else argv))
+    give_big_blocks_back_to_the_os()  # tables dropped on a new game or size must leave the RSS
     _configure_logging(options)
     protocol_fd = _reserve_stdout()
 

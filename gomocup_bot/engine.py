@@ -136,6 +136,8 @@ class Engine(Protocol):
 
     An engine may set a class attribute `needs_search_slot = False` when a move costs it no more
     than the server's quick fallback would (random, greedy): it then never queues for a slot.
+    An engine with big search tables may offer `release_memory()`: a server session calls it
+    after each move, so the server's memory follows its running searches, not its open sessions.
     """
 
     name: str

@@ -10,6 +10,7 @@ logs of every connection and counters on SIGUSR1 and at shutdown.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import signal
@@ -226,12 +227,13 @@ class BotServer:
 # ---- the default session: the real brain ------------------------------------------------------
 
 
-def brain_session_handler(brain_argv: list[str], search_slots: int) -> SessionHandler:
+def brain_session_handler(brain_argv: list[str], search_slots: int, keep_tables: bool = False) -> SessionHandler:
     """Sessions running `run_brain` with the stdio brain's options (`gomocup-bot brain --help`).
 
     The engine is built and prepared once here, before the server listens: the imports and the
     numba cache load it triggers then cost the first clients nothing (a stdio brain pays them on
     its first move, once; a server would otherwise make dozens of simultaneous sessions wait).
+    Unless `keep_tables`, each session drops its engine's search tables after every move.
     """
     import time
 
@@ -241,6 +243,7 @@ def brain_session_handler(brain_argv: list[str], search_slots: int) -> SessionHa
 
     # one search per slot: each search gets its share of the cores, so slots never oversubscribe them
     options = brain.BrainOptions.from_argv(brain_argv).with_threads(max(1, usable_cores() // max(1, search_slots)))
+    options = dataclasses.replace(options, release_tables=not keep_tables)
     started = time.monotonic()
     StopFlag()  # numpy
     choice = brain.choose_engine(options)
@@ -289,6 +292,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--session-memory", type=int, default=DEFAULT_SESSION_MEMORY // (1024 * 1024), metavar="MB",
                         help="memory each session's engine may plan for, passed to it as `INFO max_memory` "
                         "(a client's smaller value is kept), 0 = whatever the client says (default %(default)s)")
+    parser.add_argument("--keep-tables", action="store_true",
+                        help="keep each session's hash table and search tree from one move to its next (memory "
+                        "then grows with the open sessions, 15-30 MB each). Default: dropped after "
+                        "every move, so memory follows the searches running")
     parser.add_argument("--allow", action="append", default=[], metavar="NETS",
                         help="client networks allowed, comma-separated CIDRs, repeatable (default: any)")
     secret = parser.add_mutually_exclusive_group()
@@ -369,9 +376,14 @@ def main(argv: list[str]) -> int:
     brain_level = getattr(logging, str(args.brain_log_level).upper(), logging.WARNING)
     for name in ("gomocup_bot.brain", "gomocup_bot.session"):
         logging.getLogger(name).setLevel(brain_level)
+    # sessions allocate and drop tens of MB of tables per move: freed blocks must leave the RSS
+    from gomocup_bot.core.memory import give_big_blocks_back_to_the_os
+
+    if not give_big_blocks_back_to_the_os():
+        log.info("could not fix malloc's mmap threshold (not glibc): freed tables may stay resident")
     try:
         limits = limits_from_args(args)
-        handler = brain_session_handler(brain_argv, args.search_slots or usable_cores())
+        handler = brain_session_handler(brain_argv, args.search_slots or usable_cores(), args.keep_tables)
     except (ValueError, OSError) as exc:
         parser.error(str(exc))
     server = BotServer(limits, handler, search_slots=args.search_slots or None)

@@ -74,6 +74,11 @@ class FullEngine(SearchEngineBase):
         if self._mcts is not None:
             self._mcts.forget()
 
+    def release_memory(self) -> None:
+        self._mcts = None
+        self._ab = None
+        self._sizes = (0, 0)
+
     def _searchers(self, request: SearchRequest):
         self._searchers_for(request.max_memory)
 

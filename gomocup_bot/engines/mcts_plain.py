@@ -24,6 +24,9 @@ class MctsPlainEngine(SearchEngineBase):
         self.iterations = self.option("iterations", 0, int)
         self._searcher: MctsSearcher | None = None
 
+    def release_memory(self) -> None:
+        self._searcher = None
+
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
         tree_bytes, _ = self.memory(request)
         if self._searcher is None or self._searcher.tree.capacity != max(1024, tree_bytes // NODE_BYTES):

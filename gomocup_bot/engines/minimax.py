@@ -39,6 +39,9 @@ class MinimaxEngine(SearchEngineBase):
         if self._searcher is not None:
             self._searcher.clear()
 
+    def release_memory(self) -> None:
+        self._searcher = None
+
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
         _, tt_bytes = self.memory(request)
         if self._searcher is None or tt_bytes != self._tt_bytes:

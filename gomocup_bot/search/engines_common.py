@@ -53,6 +53,11 @@ class SearchEngineBase:
     def _reset(self) -> None:
         pass
 
+    def release_memory(self) -> None:
+        """Drop the search tables (hash table, tree) until the next search builds them again. A
+        server calls this between a session's moves, so its memory follows the searches running
+        rather than the sessions open (what is lost: the hash table's and tree's carry-over)."""
+
     def memory(self, request: SearchRequest) -> tuple[int, int]:
         return memory_split(request.max_memory)
 
