@@ -419,10 +419,10 @@ class _Runner:
     async def _obtain_result(self, search: Search, limits: SearchLimits) -> SearchResult | None:
         """The engine's answer, or a quick greedy one when the engine/slot is not there in time."""
         half = max(0.0, (limits.hard_deadline - time.monotonic()) / 2)
-        if not self.hurried:
-            with trio.move_on_after(half) as self.wait_scope:
-                await self.engine_ready.wait()
-            self.wait_scope = None
+        if not self.hurried and not self.engine_ready.is_set():
+            early = await self._engine_or_quick(search, half)
+            if early is not None:
+                return early
         if self.hurried or not self.engine_ready.is_set():
             log.log(
                 logging.INFO if self.hurried else logging.WARNING,
@@ -457,6 +457,28 @@ class _Runner:
         finally:
             if handoff is not None:
                 handoff.release_if_caller()
+
+    async def _engine_or_quick(self, search: Search, wait: float) -> SearchResult | None:
+        """Wait up to `wait` seconds for the engine (still loading: a first move), with the quick
+        answer computed meanwhile; None once the engine is ready, else the quick answer. Started
+        at once rather than after the wait, because the engine's load holds the GIL for long
+        stretches and a greedy move computed only then could run past the budget."""
+        answers: list[SearchResult] = []
+
+        async def quick() -> None:
+            answers.append(await self._quick(search))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(quick)
+            with trio.move_on_after(wait) as self.wait_scope:
+                await self.engine_ready.wait()
+            self.wait_scope = None
+            if self.engine_ready.is_set() and not self.hurried:
+                nursery.cancel_scope.cancel()  # the engine answers; the quick thread is abandoned
+                return None
+        log.log(logging.INFO if self.hurried else logging.WARNING,
+                "engine %s in time; answering with %s", "not needed" if self.hurried else "not ready", _quick_label())
+        return answers[0]
 
     async def _engine_search(
         self, engine: Engine, search: Search, limits: SearchLimits, handoff: SlotHandoff | None = None

@@ -256,6 +256,57 @@ async def test_no_free_search_slot_gives_a_quick_tactical_answer(nursery):
         await h.done.wait()
 
 
+class SlowLoadingEngine(ThinkingEngine):
+    """An engine whose load (numba's cache, in the real brain) lasts until the test releases it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loaded = threading.Event()
+
+    def prepare(self) -> None:
+        self.loaded.wait(10)
+
+
+async def test_a_move_asked_while_the_engine_loads_gets_the_quick_answer_in_time(nursery):
+    engine = SlowLoadingEngine()
+    h = Harness(engine)
+    nursery.start_soon(h.run)
+    await h.send("START 15", "INFO timeout_turn 1000")
+    assert await h.read() == "OK"
+    # our open four: the quick answer (computed while the engine loads) must win
+    await h.send("BOARD", "3,7,1", "4,7,1", "5,7,1", "6,7,1", "3,9,2", "4,9,2", "5,9,2", "6,9,2", "DONE")
+    start = trio.current_time()
+    line = await h.read()
+    assert trio.current_time() - start < 0.95  # inside the 1 s turn
+    assert parse_reply(line) in (m.MoveReply(2, 7), m.MoveReply(7, 7))
+    assert engine.searches == 0
+    engine.loaded.set()
+    await h.send("TURN 0,0")  # loaded now: the engine answers
+    assert isinstance(parse_reply(await h.read()), m.MoveReply)
+    assert engine.searches == 1
+    await h.send("END")
+    with trio.fail_after(2):
+        await h.done.wait()
+
+
+async def test_an_engine_ready_within_half_the_budget_answers_the_first_move(nursery):
+    engine = SlowLoadingEngine()
+    h = Harness(engine)
+    nursery.start_soon(h.run)
+    await h.send("START 15", "INFO timeout_turn 2000")
+    assert await h.read() == "OK"
+    await h.send("BEGIN")
+    await trio.sleep(0.2)
+    engine.loaded.set()
+    await trio.to_thread.run_sync(engine.running.wait, 5)
+    await h.send("YXSTOP")
+    assert isinstance(parse_reply(await h.read()), m.MoveReply)
+    assert engine.searches == 1
+    await h.send("END")
+    with trio.fail_after(2):
+        await h.done.wait()
+
+
 async def test_realtime_lines_precede_the_move_when_asked(nursery):
     h = Harness(ThinkingEngine())
     nursery.start_soon(h.run)
