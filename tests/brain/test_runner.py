@@ -232,20 +232,25 @@ async def test_an_abandoned_search_keeps_its_slot_until_its_thread_ends(nursery)
         await h.done.wait()
 
 
-async def test_no_free_search_slot_gives_a_quick_tactical_answer(nursery):
-    slots = trio.CapacityLimiter(1)
-    await slots.acquire_on_behalf_of("someone else")
-    h = Harness(ThinkingEngine(), search_slots=slots)
-    nursery.start_soon(h.run)
+async def expect_quick_win_without_the_engine(h: Harness) -> None:
+    """A 1 s turn with our open four on the board: the quick answer must win, in time, and the
+    engine must not have searched."""
     await h.send("START 15", "INFO timeout_turn 1000")
     assert await h.read() == "OK"
-    # our open four: the quick greedy answer must still win
     await h.send("BOARD", "3,7,1", "4,7,1", "5,7,1", "6,7,1", "3,9,2", "4,9,2", "5,9,2", "6,9,2", "DONE")
     start = trio.current_time()
     line = await h.read()
     assert trio.current_time() - start < 0.95  # inside the 1 s turn
     assert parse_reply(line) in (m.MoveReply(2, 7), m.MoveReply(7, 7))
     assert h.engine.searches == 0
+
+
+async def test_no_free_search_slot_gives_a_quick_tactical_answer(nursery):
+    slots = trio.CapacityLimiter(1)
+    await slots.acquire_on_behalf_of("someone else")
+    h = Harness(ThinkingEngine(), search_slots=slots)
+    nursery.start_soon(h.run)
+    await expect_quick_win_without_the_engine(h)
     slots.release_on_behalf_of("someone else")
     await h.send("TURN 0,0")
     assert isinstance(parse_reply(await h.read()), m.MoveReply)
@@ -271,15 +276,7 @@ async def test_a_move_asked_while_the_engine_loads_gets_the_quick_answer_in_time
     engine = SlowLoadingEngine()
     h = Harness(engine)
     nursery.start_soon(h.run)
-    await h.send("START 15", "INFO timeout_turn 1000")
-    assert await h.read() == "OK"
-    # our open four: the quick answer (computed while the engine loads) must win
-    await h.send("BOARD", "3,7,1", "4,7,1", "5,7,1", "6,7,1", "3,9,2", "4,9,2", "5,9,2", "6,9,2", "DONE")
-    start = trio.current_time()
-    line = await h.read()
-    assert trio.current_time() - start < 0.95  # inside the 1 s turn
-    assert parse_reply(line) in (m.MoveReply(2, 7), m.MoveReply(7, 7))
-    assert engine.searches == 0
+    await expect_quick_win_without_the_engine(h)  # computed while the engine loads
     engine.loaded.set()
     await h.send("TURN 0,0")  # loaded now: the engine answers
     assert isinstance(parse_reply(await h.read()), m.MoveReply)
