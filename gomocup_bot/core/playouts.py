@@ -31,7 +31,7 @@ from .constants import (
 from .board import make, unmake
 from .candidates import candidates
 from .patterns import evaluate, move_score, sync_patterns
-from .rng import rand_below, rand_unit
+from .rng import below, rand_below, rand_unit, xorshift
 from .threats import wins_at
 
 KIND_LIGHT = 0
@@ -110,6 +110,10 @@ def _light_run(cells, nbr, w, h, k, rule, pad, stride, colour, rng, work, cand):
     """
     lpc = 3 * (w + h) - 2  # line words per colour
     nl = 2 * lpc
+    # checked here, not in light_playout: a raise there kept numba from pruning the Board's
+    # reference counts (-6 % playouts/s)
+    if work.shape[0] < nl + h + 4 or cand.shape[0] < w * h:
+        raise ValueError("light_playout: work or cand buffer too short")
     for j in range(nl):
         work[j] = 0
     one = np.uint64(1)
@@ -174,6 +178,7 @@ def _light_run(cells, nbr, w, h, k, rule, pad, stride, colour, rng, work, cand):
             n += 1
     side = colour
     plies = 0
+    st = rng[0]  # the generator word stays in a register (+6 %), stored back on return
     uk = np.uint64(k)
     oc = np.uint64(h)
     od = np.uint64(2 * h + w - 1)
@@ -190,8 +195,10 @@ def _light_run(cells, nbr, w, h, k, rule, pad, stride, colour, rng, work, cand):
                     n += 1
                     free &= free - one
             if n == 0:
+                rng[0] = st
                 return RESULT_DRAW, plies
-        i = np.uint64(rand_below(rng, n))
+        st = xorshift(st)
+        i = below(st, n)
         c = np.int64(cand[i])
         n -= 1
         cand[i] = cand[np.uint64(n)]
@@ -216,6 +223,7 @@ def _light_run(cells, nbr, w, h, k, rule, pad, stride, colour, rng, work, cand):
         a3, f3 = _run_ends(la, bx)
         if max(max(a0 + f0, a1 + f1), max(a2 + f2, a3 + f3)) + one >= uk:
             if _wins_exactly(work, base, np.uint64((2 - side) * lpc), c, side, k, rule, w, h):
+                rng[0] = st
                 return side, plies
         work[i_r] = lr | (one << bx)
         work[i_c] = lc | (one << by)
@@ -250,8 +258,6 @@ def light_playout(b, colour, rng, work, cand):
     meta = b.meta
     w = meta[M_WIDTH]
     h = meta[M_HEIGHT]
-    if work.shape[0] < light_work_size(w, h) or cand.shape[0] < w * h:
-        raise ValueError("light_playout: work or cand buffer too short")
     return _light_run(b.cells, b.nbr, w, h, meta[M_K], meta[M_RULE], meta[M_PAD], meta[M_STRIDE], colour, rng, work, cand)
 
 
