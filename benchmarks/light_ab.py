@@ -1,6 +1,6 @@
 """A/B of the light playout kernel: the cell-scanning kernel of main 00f28e5 (kept verbatim as the
 reference in tests/core/test_light_playout.py) against `core.playouts.light_playout`, in one
-process, alternating, from the empty 15×15 board with the same seed (both play the same games).
+process, alternating, from the empty 15×15 board (or a midgame position) with the same seed (both play the same games).
 
     PYTHONPATH=. .venv/bin/python benchmarks/light_ab.py [--rounds 7] [--count 100000]
 
@@ -50,11 +50,17 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--count", type=int, default=100000)
     parser.add_argument("--size", type=int, default=15)
+    parser.add_argument("--midgame", action="store_true", help="from the bench's first midgame position instead")
     args = parser.parse_args()
     board = new_board(args.size, args.size)
+    colour = 1
+    if args.midgame:
+        from gomocup_bot.core.bench import midgame_positions
+
+        board, colour = midgame_positions()[0]
     kernels = {"old": _old_batch, "new": _new_batch}
     for fn in kernels.values():
-        fn(board, 1, 2, new_rng(0), np.zeros(4, dtype=np.int64))
+        fn(board, colour, 2, new_rng(0), np.zeros(4, dtype=np.int64))
     print(f"load average before: {os.getloadavg()}")
     rates: dict[str, list[float]] = {name: [] for name in kernels}
     stats = {}
@@ -62,7 +68,7 @@ def main() -> int:
         for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
             out = np.zeros(4, dtype=np.int64)
             t = time.thread_time()
-            kernels[name](board, 1, args.count, new_rng(2024), out)
+            kernels[name](board, colour, args.count, new_rng(2024), out)
             rates[name].append(args.count / (time.thread_time() - t))
             stats[name] = out.tolist()
     print(f"load average after: {os.getloadavg()}")
