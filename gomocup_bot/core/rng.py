@@ -15,12 +15,25 @@ def new_rng(seed: int) -> np.ndarray:
     return np.array([x or 1], dtype=np.uint64)
 
 
-@njit(cache=True, nogil=True)
-def next_u64(state):
-    x = state[0]
+@njit(cache=True, nogil=True, forceinline=True)
+def xorshift(x):
+    """One xorshift64 step of a state word (hot loops keep the word in a register and store it back
+    into the state array when they stop: the same stream as `next_u64` / `rand_below`)."""
     x ^= x >> np.uint64(12)
     x ^= x << np.uint64(25)
     x ^= x >> np.uint64(27)
+    return x
+
+
+@njit(cache=True, nogil=True, forceinline=True)
+def below(x, n):
+    """The `rand_below` value for state word x (already stepped): uniform in [0, n), as uint64."""
+    return (((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32)
+
+
+@njit(cache=True, nogil=True)
+def next_u64(state):
+    x = xorshift(state[0])
     state[0] = x
     return x * np.uint64(0x2545F4914F6CDD1D)
 
@@ -28,7 +41,9 @@ def next_u64(state):
 @njit(cache=True, nogil=True)
 def rand_below(state, n):
     """Uniform integer in [0, n) for 0 < n < 2**32 (multiply-shift, no division; bias < n/2**32)."""
-    return np.int64(((next_u64(state) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+    x = xorshift(state[0])
+    state[0] = x
+    return np.int64(below(x, n))
 
 
 @njit(cache=True, nogil=True)

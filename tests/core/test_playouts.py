@@ -6,7 +6,7 @@ import numpy as np
 
 from gomocup_bot.core.board import board_from_rows, new_board, to_pos
 from gomocup_bot.core.constants import BLACK, RULE_FREESTYLE, WHITE
-from gomocup_bot.core.playouts import KIND_HEAVY, KIND_LIGHT, heavy_playout, light_playout, playout_batch
+from gomocup_bot.core.playouts import KIND_HEAVY, KIND_LIGHT, heavy_playout, light_playout, light_work_size, playout_batch
 from gomocup_bot.core.rng import new_rng
 
 from .conftest import blank, put
@@ -43,10 +43,10 @@ def test_playouts_restore_the_board_and_count_plies():
     board, _ = board_from_rows(put(put(blank(), [(7, 7)], "x"), [(8, 8)], "o"))
     snap = snapshot(board)
     rng = new_rng(5)
-    scratch = np.empty(board.cells.shape[0], dtype=np.int8)
+    work = np.empty(light_work_size(15, 15), dtype=np.uint64)
     cand = np.empty(226, dtype=np.int32)
     for _ in range(50):
-        winner, plies = light_playout(board, BLACK, rng, scratch, cand)
+        winner, plies = light_playout(board, BLACK, rng, work, cand)
         assert winner in (0, BLACK, WHITE) and 1 <= plies <= 223
         if winner:  # black moves on odd plies
             assert (winner == BLACK) == (plies % 2 == 1)
