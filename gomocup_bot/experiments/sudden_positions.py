@@ -33,6 +33,7 @@ from gomocup_bot.search.board import (
     five_points,
     new_board,
     place,
+    to_index,
     to_xy,
     wins_at,
 )
@@ -103,7 +104,7 @@ def generate(per_cell: int, seed: int, sizes=SIZES, max_games: int = 200_000, lo
             while len(stones) < n_open:
                 x = int(c0 + rng.integers(-2, 3))
                 y = int(c0 + rng.integers(-2, 3))
-                p = (y + 1) * int(geo[2]) + x + 1
+                p = to_index(x, y, geo)
                 if cells[p] == 0:
                     place(cells, near, geo, p, side)
                     stones.append((x, y, side))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gomocup_bot.engine import Move, SearchInfo, SearchRequest, SearchResult
-from gomocup_bot.search.board import board_from_position, centre, to_index, to_xy
+from gomocup_bot.search.board import board_from_position, centre, foul_points, to_index, to_xy
 
 log = logging.getLogger(__name__)
 
@@ -22,17 +22,13 @@ MB = 1024 * 1024
 BASE_PROCESS_BYTES = 170 * MB
 
 
-def renju_fouls(position, geo) -> set[int]:
-    """Black's forbidden squares (search indices), from the core's exact renju rules."""
-    from gomocup_bot.core.board import board_from_stones, pos_x, pos_y
-    from gomocup_bot.core.constants import RULE_RENJU
-    from gomocup_bot.core.rules import forbidden_points
-
+def renju_fouls(cells, geo) -> set[int]:
+    """Black's forbidden squares (search indices = core indices), by the core's exact renju check
+    run on the search's own cells (same layout); empty unless the rule is renju."""
     try:
-        b = board_from_stones(position.width, position.height, position.stones, 5, RULE_RENJU)
-        out = np.zeros(position.width * position.height + 1, dtype=np.int32)
-        n = forbidden_points(b, out)
-        return {to_index(int(pos_x(b, int(q))), int(pos_y(b, int(q))), geo) for q in out[:n]}
+        out = np.zeros(int(geo[0]) * int(geo[1]) + 1, dtype=np.int64)
+        n = foul_points(cells, geo, out)
+        return {int(q) for q in out[:n]}
     except Exception:  # noqa: BLE001 -- a core failure must not cost the move; log it loudly
         log.exception("renju foul check failed; black's fouls are not filtered this move")
         return set()
@@ -78,7 +74,7 @@ class BoardView:
         self.excluded = {to_index(x, y, self.geo) for x, y in request.excluded
                          if 0 <= x < pos.width and 0 <= y < pos.height}
         # renju: black's fouls are illegal, not merely avoided (judged by the engine core)
-        self.forbidden = renju_fouls(pos, self.geo) if (pos.rules.renju and self.side == 1) else set()
+        self.forbidden = renju_fouls(self.cells, self.geo) if (pos.rules.renju and self.side == 1) else set()
         self.excluded |= self.forbidden
 
     def index(self, move: Move) -> int:

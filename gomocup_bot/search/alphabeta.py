@@ -13,12 +13,18 @@ from numba import njit
 
 from gomocup_bot.search.board import (
     EMPTY,
+    G_H,
+    G_W,
     centre,
     first_five_point,
     five_points,
     five_points_through,
+    fouls_apply,
+    is_foul,
+    is_legal_for,
     place,
     remove,
+    row_start,
 )
 from gomocup_bot.search.heuristic import move_score, window_delta
 
@@ -60,37 +66,66 @@ TT_ENTRY_BYTES = 8 + 4 + 1 + 1 + 2
 
 @njit(cache=True, nogil=True)
 def ordered_moves(cells, near, geo, c, att, dfn, moves, scores, limit):
-    """Candidate squares for c, best threat score first; at most ``limit`` (0 = all). Returns n."""
+    """Candidate squares for c, best threat score first; at most ``limit`` (0 = all). Returns n.
+
+    Under renju black's fouls are left out: the list is sorted first, then walked best-first
+    with the foul check until ``limit`` legal squares are found, so an inner node checks only
+    about ``limit`` squares. No candidate at all (empty board): the centre.
+    """
     n = 0
-    size = cells.shape[0]
-    for p in range(size):
-        if cells[p] == EMPTY and near[p] > 0:
-            if n >= moves.shape[0]:
-                break
-            moves[n] = p
-            scores[n] = move_score(cells, geo, p, c, att, dfn)
-            n += 1
+    w = geo[G_W]
+    for y in range(geo[G_H]):
+        base = row_start(geo, y)
+        for p in range(base, base + w):
+            if cells[p] == EMPTY and near[p] > 0:
+                if n >= moves.shape[0]:
+                    break
+                moves[n] = p
+                scores[n] = move_score(cells, geo, p, c, att, dfn)
+                n += 1
     if n == 0:
-        p = centre(geo)
-        if cells[p] == EMPTY:
-            moves[0] = p
-            scores[0] = 0.0
-            return 1
-        for q in range(size):
-            if cells[q] == EMPTY:
-                moves[0] = q
-                scores[0] = 0.0
-                return 1
-        return 0
+        return _lone_move(cells, geo, c, moves, scores, centre(geo))
     order = np.argsort(-scores[:n])
     tm = moves[:n].copy()
     ts = scores[:n].copy()
+    if fouls_apply(geo, c):
+        m = 0
+        for i in range(n):
+            if limit > 0 and m >= limit:
+                break
+            p = tm[order[i]]
+            if not is_foul(cells, geo, p):
+                moves[m] = p
+                scores[m] = ts[order[i]]
+                m += 1
+        if m == 0:
+            # every candidate is forbidden: any legal square (a far one is never a foul)
+            return _lone_move(cells, geo, c, moves, scores, -1)
+        return m
     for i in range(n):
         moves[i] = tm[order[i]]
         scores[i] = ts[order[i]]
     if limit > 0 and n > limit:
         n = limit
     return n
+
+
+@njit(cache=True, nogil=True)
+def _lone_move(cells, geo, c, moves, scores, first):
+    """A single move: ``first`` if legal for c, else the first legal square in board order; 0 if none."""
+    if first >= 0 and is_legal_for(cells, geo, first, c):
+        moves[0] = first
+        scores[0] = 0.0
+        return 1
+    w = geo[G_W]
+    for y in range(geo[G_H]):
+        base = row_start(geo, y)
+        for q in range(base, base + w):
+            if is_legal_for(cells, geo, q, c):
+                moves[0] = q
+                scores[0] = 0.0
+                return 1
+    return 0
 
 
 @njit(cache=True, nogil=True)
@@ -157,6 +192,8 @@ def negamax(cells, near, geo, c, depth, alpha, beta, ply, last, zob, hkey, ev, a
                 return v
 
     if nf == 1:
+        if fouls_apply(geo, c) and is_foul(cells, geo, fbuf[0]):
+            return -(WIN - ply - 2)  # renju: black may not block on a forbidden square
         moves = np.empty(1, dtype=np.int64)
         moves[0] = fbuf[0]
         n = 1

@@ -1,23 +1,30 @@
-"""The search's view of a position: a padded flat grid plus a "stones nearby" counter.
+"""The search's view of a position: the engine core's padded flat grid plus a "stones nearby" counter.
 
 Why a view of its own: the search kernels need a handful of O(1) operations on one compact
 state (place/remove a stone, "does this stone win", "is this square near the fight") that can be
-copied cheaply per thread. The state is three numpy arrays and a small geometry vector:
+copied cheaply per thread. The state is three numpy arrays:
 
-* ``cells``  int8, ``(h + 2) * s + 2`` entries with ``s = w + 1``: square (x, y) lives at
-  ``(y + 1) * s + x + 1``; every other entry is a wall (3). One wall column serves as both the
-  left and the right border, so a scan that stops at the first wall never leaves the array.
+* ``cells``  int8, the core's layout (`gomocup_bot.core.board`): ``pad = max(k, 2)`` wall cells
+  (3) on every side, row stride ``s = w + 2 * pad``, square (x, y) at ``(y + pad) * s + x + pad``.
+  The same indices as a core `Board` of that size, so the core's raw-cells rule kernels (the
+  renju foul check ``rules._foul``, which reads up to k cells past a point) run on it unchanged.
 * ``near``   int16, same shape: number of stones within Chebyshev distance 2 of a square;
   empty squares with ``near > 0`` are the move candidates (the practical article's distance-2 set).
-* ``geo``    int64[8]: ``w, h, s, k, rule, stones_on_board, 0, 0``.
+  Wall cells may count stones too; every reader checks ``cells[p] == EMPTY`` first.
+* ``geo``    int64[12]: ``w, h, s, k, rule, stones_on_board, pad, 0`` and the four direction
+  steps (->, down, down-right, down-left: the core's ``dirs``) at ``G_DIRS``.
 
-Rules are small integers (``RULE_*``); renju's forbidden points for black are not judged here
-(a renju foul check belongs to the engine core) -- black only wins with an exact five.
+Rules are small integers (``RULE_*``, the core's codes). Under renju black wins only with an
+exact five, and black's forbidden squares (`is_foul`, the core's exact check behind a cheap
+necessary-condition filter) are never generated as black moves by the search kernels.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from gomocup_bot.core.constants import FOUL_NONE
+from gomocup_bot.core.rules import _foul
 
 EMPTY = 0
 BLACK = 1
@@ -30,7 +37,9 @@ RULE_CARO = 2
 RULE_CARO_EXACT = 3
 RULE_RENJU = 4
 
-G_W, G_H, G_S, G_K, G_RULE, G_COUNT = 0, 1, 2, 3, 4, 5
+G_W, G_H, G_S, G_K, G_RULE, G_COUNT, G_PAD = 0, 1, 2, 3, 4, 5, 6
+G_DIRS = 8  # geo[G_DIRS:G_DIRS + 4]: the core's direction steps
+G_LEN = 12
 
 
 def rule_id(rules) -> int:
@@ -44,15 +53,17 @@ def rule_id(rules) -> int:
 
 def new_board(width: int, height: int, k: int = 5, rule: int = RULE_FREESTYLE):
     """Empty ``(cells, near, geo)`` for a ``width`` x ``height`` board and win length ``k``."""
-    s = width + 1
-    size = (height + 2) * s + 2
+    pad = max(k, 2)
+    s = width + 2 * pad
+    size = (height + 2 * pad) * s
     cells = np.full(size, WALL, dtype=np.int8)
     for y in range(height):
-        base = (y + 1) * s + 1
+        base = (y + pad) * s + pad
         cells[base:base + width] = EMPTY
     near = np.zeros(size, dtype=np.int16)
-    geo = np.zeros(8, dtype=np.int64)
-    geo[G_W], geo[G_H], geo[G_S], geo[G_K], geo[G_RULE] = width, height, s, k, rule
+    geo = np.zeros(G_LEN, dtype=np.int64)
+    geo[G_W], geo[G_H], geo[G_S], geo[G_K], geo[G_RULE], geo[G_PAD] = width, height, s, k, rule, pad
+    geo[G_DIRS:G_DIRS + 4] = (1, s, s + 1, s - 1)
     return cells, near, geo
 
 
@@ -60,9 +71,8 @@ def board_from_position(position, k: int | None = None):
     """Build ``(cells, near, geo)`` from an `engine.Position` (blocked squares become walls)."""
     rule = rule_id(position.rules)
     cells, near, geo = new_board(position.width, position.height, k or position.win_length, rule)
-    s = int(geo[G_S])
     for x, y, c in position.stones:
-        p = (y + 1) * s + x + 1
+        p = to_index(x, y, geo)
         if c == WALL:
             cells[p] = WALL
         elif cells[p] == EMPTY:
@@ -71,25 +81,27 @@ def board_from_position(position, k: int | None = None):
 
 
 def to_index(x: int, y: int, geo) -> int:
-    return (y + 1) * int(geo[G_S]) + x + 1
+    pad = int(geo[G_PAD])
+    return (y + pad) * int(geo[G_S]) + x + pad
 
 
 def to_xy(p: int, geo) -> tuple[int, int]:
     s = int(geo[G_S])
-    return int((p - 1) % s), int((p - 1) // s - 1)
+    pad = int(geo[G_PAD])
+    return int(p % s - pad), int(p // s - pad)
 
 
 @njit(cache=True, nogil=True)
 def dir_step(geo, d):
     """Offset of direction d (0: row, 1: column, 2: diagonal, 3: anti-diagonal)."""
-    s = geo[G_S]
-    if d == 0:
-        return 1
-    if d == 1:
-        return s
-    if d == 2:
-        return s + 1
-    return s - 1
+    return geo[G_DIRS + d]
+
+
+@njit(cache=True, nogil=True)
+def row_start(geo, y):
+    """Index of square (0, y); the row's squares follow at +1 .. +w-1 (scans visit only these)."""
+    pad = geo[G_PAD]
+    return (y + pad) * geo[G_S] + pad
 
 
 @njit(cache=True, nogil=True)
@@ -110,20 +122,15 @@ def remove(cells, near, geo, p):
 
 @njit(cache=True, nogil=True)
 def _touch(near, geo, p, delta):
+    # pad >= 2: the 5x5 box around a board square never leaves the array (walls count too)
     s = geo[G_S]
-    w = geo[G_W]
-    h = geo[G_H]
-    x = (p - 1) % s
-    y = (p - 1) // s - 1
     for dy in range(-2, 3):
-        yy = y + dy
-        if yy < 0 or yy >= h:
-            continue
-        for dx in range(-2, 3):
-            xx = x + dx
-            if xx < 0 or xx >= w:
-                continue
-            near[(yy + 1) * s + xx + 1] += delta
+        row = p + dy * s
+        near[row - 2] += delta
+        near[row - 1] += delta
+        near[row] += delta
+        near[row + 1] += delta
+        near[row + 2] += delta
 
 
 @njit(cache=True, nogil=True)
@@ -189,30 +196,33 @@ def is_candidate(cells, near, p):
 
 @njit(cache=True, nogil=True)
 def centre(geo):
-    s = geo[G_S]
-    return (geo[G_H] // 2 + 1) * s + geo[G_W] // 2 + 1
+    return row_start(geo, geo[G_H] // 2) + geo[G_W] // 2
 
 
 @njit(cache=True, nogil=True)
 def five_points(cells, near, geo, c, out):
     """Write the empty squares where c wins at once into ``out``; return how many (at most len(out))."""
     n = 0
-    size = cells.shape[0]
-    for p in range(size):
-        if cells[p] == EMPTY and near[p] > 0 and wins_at(cells, geo, p, c):
-            if n < out.shape[0]:
-                out[n] = p
-            n += 1
+    w = geo[G_W]
+    for y in range(geo[G_H]):
+        base = row_start(geo, y)
+        for p in range(base, base + w):
+            if cells[p] == EMPTY and near[p] > 0 and wins_at(cells, geo, p, c):
+                if n < out.shape[0]:
+                    out[n] = p
+                n += 1
     return n
 
 
 @njit(cache=True, nogil=True)
 def first_five_point(cells, near, geo, c):
     """One square where c wins at once, or -1."""
-    size = cells.shape[0]
-    for p in range(size):
-        if cells[p] == EMPTY and near[p] > 0 and wins_at(cells, geo, p, c):
-            return p
+    w = geo[G_W]
+    for y in range(geo[G_H]):
+        base = row_start(geo, y)
+        for p in range(base, base + w):
+            if cells[p] == EMPTY and near[p] > 0 and wins_at(cells, geo, p, c):
+                return p
     return -1
 
 
@@ -284,3 +294,81 @@ def count_new_fives(cells, geo, p, c, buf):
         if not dup:
             distinct += 1
     return distinct
+
+
+# --------------------------------------------------------------------------- renju fouls
+@njit(cache=True, nogil=True)
+def _black_within(cells, p, st):
+    """Black stones at most 4 steps from p along +st, counted up to the first white stone or wall."""
+    n = 0
+    q = p
+    for _ in range(4):
+        q += st
+        v = cells[q]
+        if v == BLACK:
+            n += 1
+        elif v != EMPTY:
+            break
+    return n
+
+
+@njit(cache=True, nogil=True)
+def may_be_foul(cells, geo, p):
+    """Cheap necessary condition for a renju foul of black on empty p.
+
+    Every foul needs black company on p's lines, within 4 steps and before any white stone or
+    wall: an overline or two fours on one line need 3 such stones on that line, a four 3, a
+    three 2 -- so a foul needs one line with >= 3 or two lines with >= 2. Most candidate squares
+    fail this and skip the exact (recursive) check.
+    """
+    lines2 = 0
+    for d in range(4):
+        st = geo[G_DIRS + d]
+        m = _black_within(cells, p, st) + _black_within(cells, p, -st)
+        if m >= 3:
+            return True
+        if m == 2:
+            lines2 += 1
+    return lines2 >= 2
+
+
+@njit(cache=True, nogil=True)
+def is_foul(cells, geo, p):
+    """Is a black stone on empty p a renju foul (overline, double four, double three)? The core's
+    exact check (`core.rules._foul`, exact five first, recursive three legality), on our cells."""
+    if not may_be_foul(cells, geo, p):
+        return False
+    return _foul(cells, geo[G_DIRS:G_DIRS + 4], geo[G_K], p, geo[G_W] * geo[G_H] + 1) != FOUL_NONE
+
+
+@njit(cache=True, nogil=True)
+def fouls_apply(geo, c):
+    """Must moves of colour c be checked for renju fouls? (The one rule branch per node.)"""
+    return c == BLACK and geo[G_RULE] == RULE_RENJU
+
+
+@njit(cache=True, nogil=True)
+def is_legal_for(cells, geo, p, c):
+    """Empty, and not a renju foul when c is black under renju."""
+    if cells[p] != EMPTY:
+        return False
+    if c == BLACK and geo[G_RULE] == RULE_RENJU:
+        return not is_foul(cells, geo, p)
+    return True
+
+
+@njit(cache=True, nogil=True)
+def foul_points(cells, geo, out):
+    """Black's forbidden squares under renju into ``out`` (board order); returns the count (0
+    under other rules). Same answer as the core's `forbidden_points` on the same stones."""
+    if geo[G_RULE] != RULE_RENJU:
+        return 0
+    n = 0
+    w = geo[G_W]
+    for y in range(geo[G_H]):
+        base = row_start(geo, y)
+        for p in range(base, base + w):
+            if cells[p] == EMPTY and is_foul(cells, geo, p):
+                out[n] = p
+                n += 1
+    return n

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gomocup_bot.search.board import G_K, G_S, G_W, WALL, dir_step, reach
+from gomocup_bot.search.board import G_H, G_K, G_W, WALL, dir_step, reach, row_start
 
 
 def make_weights(k: int):
@@ -98,14 +98,13 @@ def window_delta(cells, geo, p, c, brd):
 @njit(cache=True, nogil=True)
 def board_score(cells, geo, brd):
     """(black - white) board score from scratch: the sum of window values over the whole board."""
-    s = geo[G_S]
     w = geo[G_W]
-    h = geo[1]
+    h = geo[G_H]
     k = geo[G_K]
     total = 0.0
     for y in range(h):
-        for x in range(w):
-            p = (y + 1) * s + x + 1
+        base = row_start(geo, y)
+        for p in range(base, base + w):
             if cells[p] == WALL:
                 continue
             for d in range(4):

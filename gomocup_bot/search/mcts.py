@@ -35,6 +35,7 @@ from gomocup_bot.search.board import (
     wins_at,
 )
 from gomocup_bot.search.heuristic import board_score, bounded, move_score
+from gomocup_bot.search.board import centre, fouls_apply, is_foul  # renju: expand lists no black fouls
 
 # integer parameters
 I_MODE, I_PLAYOUT, I_PDEPTH, I_TRIGGER_K, I_SAMPLE = 0, 1, 2, 3, 4
@@ -141,17 +142,22 @@ def expand(cells, near, geo, node, c, move, first, nch, visits, wsum, prior, pro
            ip, fp, att, dfn, rng, allowed):
     """Create the children of ``node`` (side c to move). Returns False if the tree is full.
 
-    ``allowed`` (root only, may be empty) restricts the children to those squares.
+    ``allowed`` (root only, may be empty) restricts the children to those squares. Under renju
+    black's forbidden squares are never children; a five black could only block on one leaves
+    every legal move as a child (each then loses to the five, which the solver proves).
     """
     size = cells.shape[0]
     cap = move.shape[0]
     start = count[0]
     n = 0
+    fouls = fouls_apply(geo, c)
     if ip[I_MODE] == MODE_PLAIN:
         for p in range(size):
             if cells[p] != EMPTY:
                 continue
             if allowed.shape[0] > 0 and not _member(allowed, p):
+                continue
+            if fouls and is_foul(cells, geo, p):
                 continue
             if start + n >= cap:
                 return False
@@ -174,7 +180,8 @@ def expand(cells, near, geo, node, c, move, first, nch, visits, wsum, prior, pro
             fbuf = np.empty(2, dtype=np.int64)
             nf = five_points(cells, near, geo, 3 - c, fbuf)
             if nf == 1 and (allowed.shape[0] == 0 or _member(allowed, fbuf[0])):
-                forced = fbuf[0]
+                if not (fouls and is_foul(cells, geo, fbuf[0])):
+                    forced = fbuf[0]
         if forced >= 0:
             if start + 1 > cap:
                 return False
@@ -187,6 +194,8 @@ def expand(cells, near, geo, node, c, move, first, nch, visits, wsum, prior, pro
                 if cells[p] != EMPTY or near[p] == 0:
                     continue
                 if allowed.shape[0] > 0 and not _member(allowed, p):
+                    continue
+                if fouls and is_foul(cells, geo, p):
                     continue
                 if start + n >= cap:
                     return False
@@ -230,8 +239,7 @@ def expand(cells, near, geo, node, c, move, first, nch, visits, wsum, prior, pro
 
 @njit(cache=True, nogil=True)
 def _centre_index(geo):
-    s = geo[2]
-    return (geo[1] // 2 + 1) * s + geo[0] // 2 + 1
+    return centre(geo)
 
 
 @njit(cache=True, nogil=True)

@@ -14,7 +14,13 @@ most of the width is provably irrelevant, which keeps the answer exact while the
 * d >= 4: every empty square within distance 2 of a stone, plus one far square standing for all
   of them (a stone farther away touches no window that can fill up within 4 plies, k = 5).
 
-`vcf` searches victory by continuous fours for the attacker with a node budget.
+Under renju black's forbidden squares are no moves at all: never generated for black, and a
+black block that would have to stand on one is no block (the node is lost). Far squares are never
+fouls, but under renju they are not quite interchangeable (a distant stone can decide whether a
+black three is real), so there the far-square shortcut is a close approximation, not exact.
+
+`vcf` searches victory by continuous fours for the attacker with a node budget; black's fours
+on forbidden squares are not fours, and a white four whose only block is a black foul wins.
 """
 from __future__ import annotations
 
@@ -23,14 +29,19 @@ from numba import njit
 
 from gomocup_bot.search.board import (
     EMPTY,
+    G_H,
     G_RULE,
+    G_W,
     RULE_CARO,
     RULE_CARO_EXACT,
     first_five_point,
     five_points,
+    fouls_apply,
+    is_foul,
     makes_four,
     place,
     remove,
+    row_start,
     wins_at,
 )
 
@@ -59,10 +70,13 @@ def sudden(cells, near, geo, c, d, stop, counter):
     nf = five_points(cells, near, geo, opp, fbuf)
     rule = geo[G_RULE]
     caro = rule == RULE_CARO or rule == RULE_CARO_EXACT
+    fouls = fouls_apply(geo, c)
     if nf > 0 and not caro:
         if nf >= 2:
             return -1
         q = fbuf[0]
+        if fouls and is_foul(cells, geo, q):
+            return -1  # renju: black cannot block on a forbidden square
         place(cells, near, geo, q, c)
         v = sudden(cells, near, geo, opp, d - 1, stop, counter)
         remove(cells, near, geo, q)
@@ -71,45 +85,54 @@ def sudden(cells, near, geo, c, d, stop, counter):
         return -v
     if nf == 0 and d == 2:
         return 0
-    size = cells.shape[0]
+    w = geo[G_W]
+    h = geo[G_H]
     if nf == 0 and d == 3:
         best = 0
-        for p in range(size):
-            if cells[p] != EMPTY or near[p] == 0:
-                continue
-            if not makes_four(cells, near, geo, p, c):
-                continue
-            place(cells, near, geo, p, c)
-            v = sudden(cells, near, geo, opp, d - 1, stop, counter)
-            remove(cells, near, geo, p)
-            if v == UNKNOWN:
-                return UNKNOWN
-            if -v > best:
-                return 1
+        for y in range(h):
+            base = row_start(geo, y)
+            for p in range(base, base + w):
+                if cells[p] != EMPTY or near[p] == 0:
+                    continue
+                if not makes_four(cells, near, geo, p, c):
+                    continue
+                if fouls and is_foul(cells, geo, p):
+                    continue
+                place(cells, near, geo, p, c)
+                v = sudden(cells, near, geo, opp, d - 1, stop, counter)
+                remove(cells, near, geo, p)
+                if v == UNKNOWN:
+                    return UNKNOWN
+                if -v > best:
+                    return 1
         return best
     # full width: fours first (quick +1), then the rest until one move holds the position
     best = -1
     for phase in range(2):
         far_done = False
-        for p in range(size):
-            if cells[p] != EMPTY:
-                continue
-            if near[p] == 0:
-                if phase == 0 or far_done:
+        for y in range(h):
+            base = row_start(geo, y)
+            for p in range(base, base + w):
+                if cells[p] != EMPTY:
                     continue
-                far_done = True
-            is_four = near[p] > 0 and makes_four(cells, near, geo, p, c)
-            if (phase == 0) != is_four:
-                continue
-            place(cells, near, geo, p, c)
-            v = sudden(cells, near, geo, opp, d - 1, stop, counter)
-            remove(cells, near, geo, p)
-            if v == UNKNOWN:
-                return UNKNOWN
-            if -v > best:
-                best = -v
-                if best == 1:
-                    return 1
+                if near[p] == 0:
+                    if phase == 0 or far_done:
+                        continue
+                    far_done = True
+                is_four = near[p] > 0 and makes_four(cells, near, geo, p, c)
+                if (phase == 0) != is_four:
+                    continue
+                if fouls and near[p] > 0 and is_foul(cells, geo, p):
+                    continue
+                place(cells, near, geo, p, c)
+                v = sudden(cells, near, geo, opp, d - 1, stop, counter)
+                remove(cells, near, geo, p)
+                if v == UNKNOWN:
+                    return UNKNOWN
+                if -v > best:
+                    best = -v
+                    if best == 1:
+                        return 1
         if phase == 1 and best >= 0:
             break
     return best
@@ -117,40 +140,40 @@ def sudden(cells, near, geo, c, d, stop, counter):
 
 @njit(cache=True, nogil=True)
 def root_values(cells, near, geo, c, d, moves, values, stop, counter):
-    """Level-d value of each root move for side c (moves: every candidate square, plus one far
-    square if the board has one). Fills ``moves``/``values``; returns the count, or -1 if cut."""
-    size = cells.shape[0]
+    """Level-d value of each root move for side c (moves: every candidate square that is legal for
+    c, plus one far square if the board has one). Fills ``moves``/``values``; returns the count,
+    or -1 if cut."""
     n = 0
     far_done = False
     opp = 3 - c
-    for p in range(size):
-        if cells[p] != EMPTY:
-            continue
-        if near[p] == 0:
-            if far_done and geo[5] > 0:
+    fouls = fouls_apply(geo, c)
+    w = geo[G_W]
+    for y in range(geo[G_H]):
+        base = row_start(geo, y)
+        for p in range(base, base + w):
+            if cells[p] != EMPTY:
                 continue
-            far_done = True
-        if n >= moves.shape[0]:
-            break
-        place(cells, near, geo, p, c)
-        won = False
-        if near[p] > 0:
+            if near[p] == 0:
+                if far_done and geo[5] > 0:
+                    continue
+                far_done = True
+            elif fouls and is_foul(cells, geo, p):
+                continue
+            if n >= moves.shape[0]:
+                return n
             # a win-in-1 is decided by the move itself
-            remove(cells, near, geo, p)
-            won = wins_at(cells, geo, p, c)
-            place(cells, near, geo, p, c)
-        if won:
-            v = 1
-        else:
-            r = sudden(cells, near, geo, opp, d - 1, stop, counter)
-            if r == UNKNOWN:
+            if near[p] > 0 and wins_at(cells, geo, p, c):
+                v = 1
+            else:
+                place(cells, near, geo, p, c)
+                r = sudden(cells, near, geo, opp, d - 1, stop, counter)
                 remove(cells, near, geo, p)
-                return -1
-            v = -r
-        remove(cells, near, geo, p)
-        moves[n] = p
-        values[n] = v
-        n += 1
+                if r == UNKNOWN:
+                    return -1
+                v = -r
+            moves[n] = p
+            values[n] = v
+            n += 1
     return n
 
 
@@ -159,7 +182,8 @@ def vcf(cells, near, geo, c, depth, stop, counter, line, ofs):
     """Can c (to move) win by continuous fours within ``depth`` own moves? 1 yes, 0 no, UNKNOWN.
 
     On a win, ``line[ofs::2]`` gets the attacker's moves and ``line[ofs+1::2]`` the forced
-    replies (-1 after the final five); unused entries are left alone.
+    replies (-1 after the final five, or when the only block is a renju foul for black);
+    unused entries are left alone.
     """
     if _stopped(stop, counter):
         return UNKNOWN
@@ -176,40 +200,48 @@ def vcf(cells, near, geo, c, depth, stop, counter, line, ofs):
     nf = five_points(cells, near, geo, opp, fbuf)
     if nf >= 2:
         return 0
-    size = cells.shape[0]
-    buf = np.empty(16, dtype=np.int64)
+    attacker_fouls = fouls_apply(geo, c)
+    defender_fouls = fouls_apply(geo, opp)
     gbuf = np.empty(4, dtype=np.int64)
     unknown = False
-    for p in range(size):
-        if cells[p] != EMPTY or near[p] == 0:
-            continue
-        if nf == 1 and p != fbuf[0]:
-            continue
-        if not makes_four(cells, near, geo, p, c):
-            continue
-        place(cells, near, geo, p, c)
-        r = 0
-        q = -1
-        # the defender may win first
-        if first_five_point(cells, near, geo, opp) < 0:
-            n = five_points(cells, near, geo, c, gbuf)
-            if n >= 2:
-                r = 1
-            elif n == 1:
-                q = gbuf[0]
-                place(cells, near, geo, q, opp)
-                r = vcf(cells, near, geo, c, depth - 1, stop, counter, line, ofs + 2)
-                remove(cells, near, geo, q)
-        remove(cells, near, geo, p)
-        if r == 1:
-            if ofs + 1 < line.shape[0]:
-                line[ofs] = p
-                line[ofs + 1] = q
-                if q < 0 and ofs + 3 < line.shape[0]:
-                    line[ofs + 2] = -1
-            return 1
-        if r == UNKNOWN:
-            if stop[0] != 0 or (counter[1] > 0 and counter[0] > counter[1]):
-                return UNKNOWN
-            unknown = True
+    w = geo[G_W]
+    for y in range(geo[G_H]):
+        base = row_start(geo, y)
+        for p in range(base, base + w):
+            if cells[p] != EMPTY or near[p] == 0:
+                continue
+            if nf == 1 and p != fbuf[0]:
+                continue
+            if not makes_four(cells, near, geo, p, c):
+                continue
+            if attacker_fouls and is_foul(cells, geo, p):
+                continue  # renju: a black four on a forbidden square is no four
+            place(cells, near, geo, p, c)
+            r = 0
+            q = -1
+            # the defender may win first
+            if first_five_point(cells, near, geo, opp) < 0:
+                n = five_points(cells, near, geo, c, gbuf)
+                if n >= 2:
+                    r = 1
+                elif n == 1:
+                    if defender_fouls and is_foul(cells, geo, gbuf[0]):
+                        r = 1  # renju: black's only block is forbidden
+                    else:
+                        q = gbuf[0]
+                        place(cells, near, geo, q, opp)
+                        r = vcf(cells, near, geo, c, depth - 1, stop, counter, line, ofs + 2)
+                        remove(cells, near, geo, q)
+            remove(cells, near, geo, p)
+            if r == 1:
+                if ofs + 1 < line.shape[0]:
+                    line[ofs] = p
+                    line[ofs + 1] = q
+                    if q < 0 and ofs + 3 < line.shape[0]:
+                        line[ofs + 2] = -1
+                return 1
+            if r == UNKNOWN:
+                if stop[0] != 0 or (counter[1] > 0 and counter[0] > counter[1]):
+                    return UNKNOWN
+                unknown = True
     return UNKNOWN if unknown else 0

@@ -4,6 +4,8 @@ In order: my win-in-1; the opponent's five to block; my VCF; Li's depth-4 minima
 (drops every move that loses within 4 plies and takes a level-3 win); then, if the opponent
 would have a VCF were it to move, the defence set -- the candidate replies after which the
 opponent's VCF no longer works. What is left goes to the tree search as its allowed root moves.
+Under renju black's forbidden squares are never proposed (the kernels below skip them) and a five
+that black could only block on a forbidden square is a lost position, not a block.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gomocup_bot.search.board import first_five_point, five_points, makes_four, place, remove
+from gomocup_bot.search.board import first_five_point, five_points, is_legal_for, makes_four, place, remove
 from gomocup_bot.search.clock import Watchdog
 from gomocup_bot.search.heuristic import make_weights, move_score
 from gomocup_bot.search.sudden import UNKNOWN, root_values, vcf
@@ -43,9 +45,13 @@ def analyse_root(cells, near, geo, side: int, stop_array, deadline: float | None
     fbuf = np.zeros(8, dtype=np.int64)
     nf = five_points(cells, near, geo, opp, fbuf)
     if nf >= 1:
-        plan.move = int(fbuf[0])
-        plan.reason = "block" if nf == 1 else "lost"
-        plan.proven = 0 if nf == 1 else -1
+        blocks = [int(q) for q in fbuf[:min(nf, 8)] if is_legal_for(cells, geo, int(q), side)]
+        if nf == 1 and blocks:
+            plan.move, plan.reason = blocks[0], "block"
+        else:
+            # two fives, or (renju) the only block is forbidden for black: lost; a legal block if
+            # any, else the tree search picks a legal square
+            plan.move, plan.reason, plan.proven = (blocks[0] if blocks else -1), "lost", -1
         return _done(plan, t0)
     with Watchdog(stop_array, deadline) as abort:
         line = np.full(2 * vcf_depth + 4, -1, dtype=np.int64)
@@ -85,7 +91,7 @@ def analyse_root(cells, near, geo, side: int, stop_array, deadline: float | None
         counter[1] = vcf_nodes
         threat = vcf(cells, near, geo, opp, vcf_depth, abort, counter, line, 0)
         if threat == 1:
-            base = survivors if plan.allowed is not None else _near_squares(cells, near)
+            base = survivors if plan.allowed is not None else _near_squares(cells, near, geo, side)
             defence = _defence_set(cells, near, geo, side, base, [int(v) for v in line if v >= 0],
                                    abort, vcf_depth, defence_nodes, defence_width)
             if defence:
@@ -98,8 +104,9 @@ def _done(plan: RootPlan, t0: float) -> RootPlan:
     return plan
 
 
-def _near_squares(cells, near) -> list[int]:
-    return [int(p) for p in np.nonzero((cells == 0) & (near > 0))[0]]
+def _near_squares(cells, near, geo, side) -> list[int]:
+    """Candidate squares that ``side`` may play (renju fouls left out for black)."""
+    return [int(p) for p in np.nonzero((cells == 0) & (near > 0))[0] if is_legal_for(cells, geo, int(p), side)]
 
 
 def _defence_set(cells, near, geo, side, base, threat_line, abort, depth, nodes, width) -> list[int]:
