@@ -4,8 +4,8 @@ Why a view of its own: the search kernels need a handful of O(1) operations on o
 state (place/remove a stone, "does this stone win", "is this square near the fight") that can be
 copied cheaply per thread. The state is three numpy arrays:
 
-* ``cells``  int8, the core's layout (`gomocup_bot.core.board`): ``pad = max(k, 2)`` wall cells
-  (3) on every side, row stride ``s = w + 2 * pad``, square (x, y) at ``(y + pad) * s + x + pad``.
+* ``cells``  int8, the core's layout (`gomocup_bot.core.board.new_board`): ``pad = max(k, 5)`` wall
+  cells (3) on every side, row stride ``s = w + 2 * pad``, square (x, y) at ``(y + pad) * s + x + pad``.
   The same indices as a core `Board` of that size, so the core's raw-cells rule kernels (the
   renju foul check ``rules._foul``, which reads up to k cells past a point) run on it unchanged.
 * ``near``   int16, same shape: number of stones within Chebyshev distance 2 of a square;
@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gomocup_bot.core.constants import FOUL_NONE
+from gomocup_bot.core.constants import FOUL_NONE, TABLE_MAX_K
 from gomocup_bot.core.rules import _foul
 
 EMPTY = 0
@@ -53,7 +53,7 @@ def rule_id(rules) -> int:
 
 def new_board(width: int, height: int, k: int = 5, rule: int = RULE_FREESTYLE):
     """Empty ``(cells, near, geo)`` for a ``width`` x ``height`` board and win length ``k``."""
-    pad = max(k, 2)
+    pad = max(k, TABLE_MAX_K)  # the core's pad (core.board.new_board); tests compare the layouts
     s = width + 2 * pad
     size = (height + 2 * pad) * s
     cells = np.full(size, WALL, dtype=np.int8)
@@ -122,7 +122,7 @@ def remove(cells, near, geo, p):
 
 @njit(cache=True, nogil=True)
 def _touch(near, geo, p, delta):
-    # pad >= 2: the 5x5 box around a board square never leaves the array (walls count too)
+    # pad >= 5: the 5x5 box around a board square never leaves the array (walls count too)
     s = geo[G_S]
     for dy in range(-2, 3):
         row = p + dy * s
