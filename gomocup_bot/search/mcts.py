@@ -27,11 +27,14 @@ from numba.extending import intrinsic
 
 from gomocup_bot.search.board import (
     EMPTY,
+    G_H,
+    G_W,
     first_five_point,
     five_points,
     five_points_through,
     place,
     remove,
+    row_start,
     wins_at,
 )
 from gomocup_bot.search.heuristic import board_score, bounded, move_score
@@ -145,24 +148,28 @@ def expand(cells, near, geo, node, c, move, first, nch, visits, wsum, prior, pro
     ``allowed`` (root only, may be empty) restricts the children to those squares. Under renju
     black's forbidden squares are never children; a five black could only block on one leaves
     every legal move as a child (each then loses to the five, which the solver proves).
+    Squares are listed in board order, row by row (the padding around the board is never a move).
     """
-    size = cells.shape[0]
+    w = geo[G_W]
+    h = geo[G_H]
     cap = move.shape[0]
     start = count[0]
     n = 0
     fouls = fouls_apply(geo, c)
     if ip[I_MODE] == MODE_PLAIN:
-        for p in range(size):
-            if cells[p] != EMPTY:
-                continue
-            if allowed.shape[0] > 0 and not _member(allowed, p):
-                continue
-            if fouls and is_foul(cells, geo, p):
-                continue
-            if start + n >= cap:
-                return False
-            move[start + n] = p
-            n += 1
+        for y in range(h):
+            base = row_start(geo, y)
+            for p in range(base, base + w):
+                if cells[p] != EMPTY:
+                    continue
+                if allowed.shape[0] > 0 and not _member(allowed, p):
+                    continue
+                if fouls and is_foul(cells, geo, p):
+                    continue
+                if start + n >= cap:
+                    return False
+                move[start + n] = p
+                n += 1
         # random order: unvisited children are tried in this order
         for i in range(n - 1, 0, -1):
             j = rand_below(rng, i + 1)
@@ -189,31 +196,35 @@ def expand(cells, near, geo, node, c, move, first, nch, visits, wsum, prior, pro
             prior[start] = 1.0
             n = 1
         else:
-            scores = np.empty(size, dtype=np.float64)
-            for p in range(size):
-                if cells[p] != EMPTY or near[p] == 0:
-                    continue
-                if allowed.shape[0] > 0 and not _member(allowed, p):
-                    continue
-                if fouls and is_foul(cells, geo, p):
-                    continue
-                if start + n >= cap:
-                    return False
-                move[start + n] = p
-                scores[n] = move_score(cells, geo, p, c, att, dfn)
-                n += 1
-            if n == 0:
-                # empty board (or only far squares allowed): every allowed empty square
-                for p in range(size):
-                    if cells[p] != EMPTY:
+            scores = np.empty(w * h, dtype=np.float64)
+            for y in range(h):
+                base = row_start(geo, y)
+                for p in range(base, base + w):
+                    if cells[p] != EMPTY or near[p] == 0:
                         continue
                     if allowed.shape[0] > 0 and not _member(allowed, p):
+                        continue
+                    if fouls and is_foul(cells, geo, p):
                         continue
                     if start + n >= cap:
                         return False
                     move[start + n] = p
-                    scores[n] = -abs(p - _centre_index(geo))
+                    scores[n] = move_score(cells, geo, p, c, att, dfn)
                     n += 1
+            if n == 0:
+                # empty board (or only far squares allowed): every allowed empty square
+                for y in range(h):
+                    base = row_start(geo, y)
+                    for p in range(base, base + w):
+                        if cells[p] != EMPTY:
+                            continue
+                        if allowed.shape[0] > 0 and not _member(allowed, p):
+                            continue
+                        if start + n >= cap:
+                            return False
+                        move[start + n] = p
+                        scores[n] = -abs(p - _centre_index(geo))
+                        n += 1
             order = np.argsort(-scores[:n])
             tmp = move[start:start + n].copy()
             ts = scores[:n].copy()
@@ -337,11 +348,14 @@ def playout(cells, near, geo, c, ip, fp, att, dfn, brd, rng, stack, pending):
     empt = np.empty(size, dtype=np.int64)
     where = np.empty(size, dtype=np.int64)  # position of a square in `empt`, for O(1) removal
     ne = 0
-    for p in range(size):
-        if cells[p] == EMPTY:
-            empt[ne] = p
-            where[p] = ne
-            ne += 1
+    w = geo[G_W]
+    for y in range(geo[G_H]):
+        base = row_start(geo, y)
+        for p in range(base, base + w):
+            if cells[p] == EMPTY:
+                empt[ne] = p
+                where[p] = ne
+                ne += 1
     np0 = 0  # pending five-squares of black/white (heavy playouts)
     np1 = 0
     if kind >= PLAYOUT_HEAVY:
@@ -644,6 +658,7 @@ def run_shared(cells, near, geo, root_c, n_iter, move, first, nch, visits, wsum,
     improved = ip[I_MODE] == MODE_IMPROVED
     scratch = pool[1] - 1
     count = pool[0:1]  # `expand` allocates from pool[0]
+    most = geo[G_W] * geo[G_H]  # children of one node at most (board squares; the padding is never a move)
     done = 0
     for it in range(n_iter):
         if stop[0] != 0 or proven[0] != 0:
@@ -661,7 +676,7 @@ def run_shared(cells, near, geo, root_c, n_iter, move, first, nch, visits, wsum,
                     break
                 if fresh or node == 0:
                     break  # first visit of a leaf: play out from here
-                if count[0] + size + 1 >= scratch:
+                if count[0] + most + 1 >= scratch:
                     stats[S_FULL] = 1
                     break
                 first[node] = FIRST_BUSY
