@@ -212,13 +212,16 @@ def expand(cells, near, geo, node, c, move, first, nch, visits, wsum, prior, pro
                     scores[n] = move_score(cells, geo, p, c, att, dfn)
                     n += 1
             if n == 0:
-                # empty board (or only far squares allowed): every allowed empty square
+                # empty board (or only far squares allowed, or every candidate a renju foul):
+                # every allowed legal empty square
                 for y in range(h):
                     base = row_start(geo, y)
                     for p in range(base, base + w):
                         if cells[p] != EMPTY:
                             continue
                         if allowed.shape[0] > 0 and not _member(allowed, p):
+                            continue
+                        if fouls and is_foul(cells, geo, p):
                             continue
                         if start + n >= cap:
                             return False
