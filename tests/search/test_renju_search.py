@@ -8,6 +8,7 @@ are compared with the search's directly, square for square.
 from __future__ import annotations
 
 import random
+import time
 
 import numpy as np
 import pytest
@@ -387,18 +388,13 @@ def test_e_alpha_beta_never_plays_a_foul_in_its_line(pos):
         side = 3 - side
 
 
-@pytest.mark.parametrize("pos", MIDDLEGAMES[:4], ids=[f"game{i}" for i in range(4)])
-def test_e_mcts_tree_holds_no_foul_at_any_depth(pos):
-    cells, near, geo = board_from_position(pos)
-    searcher = MctsSearcher(MctsConfig(), 200_000)
-    out = searcher.run(cells, near, geo, BLACK, np.zeros(1, dtype=np.int32), max_iterations=3000)
-    tree = searcher.tree
-    b = CB.board_from_position(pos)
-    assert int(tree.move[out.child]) not in _core_forbidden(b)
-    # walk every expanded node (breadth first, capped): black's children are never forbidden
+def _assert_no_foul_children(tree, pos, cap=150) -> int:
+    """Walk the expanded nodes of ``tree`` (breadth first, capped), whose root stands for ``pos``
+    with black to move: black's children are never forbidden (judged by the core on the node's
+    position). Returns the number of black nodes checked."""
     checked = 0
     queue = [(0, ())]
-    while queue and checked < 150:
+    while queue and checked < cap:
         node, path = queue.pop(0)
         f, n = int(tree.first[node]), int(tree.nch[node])
         if f < 0 or n <= 0:
@@ -417,4 +413,72 @@ def test_e_mcts_tree_holds_no_foul_at_any_depth(pos):
         for i in range(f, f + n):
             if int(tree.visits[i]) > 1:
                 queue.append((i, path + (int(tree.move[i]),)))
-    assert checked >= 5
+    return checked
+
+
+@pytest.mark.parametrize("pos", MIDDLEGAMES[:4], ids=[f"game{i}" for i in range(4)])
+def test_e_mcts_tree_holds_no_foul_at_any_depth(pos):
+    cells, near, geo = board_from_position(pos)
+    searcher = MctsSearcher(MctsConfig(), 200_000)
+    out = searcher.run(cells, near, geo, BLACK, np.zeros(1, dtype=np.int32), max_iterations=3000)
+    tree = searcher.tree
+    b = CB.board_from_position(pos)
+    assert int(tree.move[out.child]) not in _core_forbidden(b)
+    assert _assert_no_foul_children(tree, pos) >= 5
+
+
+# the two-thread variants (root parallel: a tree per thread; tree parallel: one shared tree
+# filled from two node pools) expand through the same kernel: no foul in any tree
+@pytest.mark.parametrize("variant", [dict(threads=2), dict(threads=2, parallel="tree")], ids=["root", "tree"])
+def test_e_two_thread_mcts_trees_hold_no_foul(variant):
+    pos = MIDDLEGAMES[4]  # an open game (games 0-2 and 5 hold a black VCF, their trees stay narrow)
+    cells, near, geo = board_from_position(pos)
+    searcher = MctsSearcher(MctsConfig(**variant), 200_000)
+    out = searcher.run(cells, near, geo, BLACK, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.6)
+    assert out.threads == 2 and cells[out.move] == 0
+    assert out.move not in _core_forbidden(CB.board_from_position(pos))
+    trees = [searcher.tree] if variant.get("parallel") == "tree" else [w.tree for w in searcher.workers]
+    assert sum(_assert_no_foul_children(t, pos) for t in trees) >= 5
+
+
+def _after(pos, moves, geo) -> Position:
+    """``pos`` with the search-index ``moves`` played in turn."""
+    colour = pos.to_move
+    stones = list(pos.stones)
+    for p in moves:
+        x, y = to_xy(p, geo)
+        stones.append((x, y, colour))
+        colour = 3 - colour
+    return Position(pos.width, pos.height, pos.rules, tuple(stones), colour, pos.win_length)
+
+
+# tree reuse re-roots at the node of our move and the reply: the kept subtree must still stand for
+# the squares it was searched on (same indices in the next search), fouls left out, and the new
+# root's children are the ones a fresh search lists
+@pytest.mark.parametrize("variant", [dict(), dict(threads=2, parallel="tree")], ids=["one-thread", "tree-parallel"])
+def test_e_reused_mcts_tree_holds_no_foul_after_rerooting(variant):
+    pos = MIDDLEGAMES[3]  # an open game: the kept subtree is wide
+    cells, near, geo = board_from_position(pos)
+    searcher = MctsSearcher(MctsConfig(reuse=True, **variant), 400_000)
+    stop = np.zeros(1, dtype=np.int32)
+    out = searcher.run(cells, near, geo, BLACK, stop, hard_deadline=time.monotonic() + 0.6)
+    tree = searcher.tree
+    f, n = int(tree.first[out.child]), int(tree.nch[out.child])
+    assert f >= 0 and n > 0
+    reply_node = f + int(np.argmax(tree.visits[f:f + n]))
+    reply = int(tree.move[reply_node])
+    kept_visits = int(tree.visits[reply_node])
+    place(cells, near, geo, out.move, BLACK)
+    place(cells, near, geo, reply, WHITE)
+    pos2 = _after(pos, [out.move, reply], geo)
+    assert (board_from_position(pos2)[0] == cells).all()
+    out2 = searcher.run(cells, near, geo, BLACK, stop, hard_deadline=time.monotonic() + 0.3)
+    assert out2.reused == kept_visits > 0  # the exact subtree was kept
+    assert out2.move not in _core_forbidden(CB.board_from_position(pos2)) and cells[out2.move] == 0
+    tree = searcher.tree
+    kids = {int(tree.move[i]) for i in range(int(tree.first[0]), int(tree.first[0]) + int(tree.nch[0]))}
+    fresh = MctsSearcher(MctsConfig(), 50_000)
+    fresh.run(*board_from_position(pos2), BLACK, stop, max_iterations=1)
+    ft = fresh.tree
+    assert kids == {int(ft.move[i]) for i in range(int(ft.first[0]), int(ft.first[0]) + int(ft.nch[0]))}
+    assert _assert_no_foul_children(tree, pos2) >= 3
