@@ -15,6 +15,11 @@ nobody has a five), the same stones searched under freestyle and under renju, si
 stone count. Alpha-beta: one thread, a fixed node budget. MCTS: the improved default (heavy
 playouts, triggered minimax), a fixed iteration budget. A worker also reports the cost of one
 foul check and of one heavy playout (new tree only) for the playout question.
+
+``--parallel-seconds S`` adds the tree-parallel MCTS (``threads=2, parallel=tree``, the kernel
+with the shared tree and the node pools): each position searched for S seconds of wall time,
+iterations per CPU second of the whole process (both threads; a second thread that gets no core
+costs nothing and adds nothing, so this is the cost per iteration, not the wall-clock gain).
 """
 from __future__ import annotations
 
@@ -114,6 +119,9 @@ def worker(spec: dict) -> dict:
         AlphaBetaSearcher(1 << 20, AbConfig(threads=1)).search(cells, near, geo, side, stop, soft_deadline=None,
                                                                hard_deadline=None, max_nodes=2000)
         MctsSearcher(MctsConfig(), 50_000).run(cells, near, geo, side, stop, max_iterations=64)
+        if spec.get("parallel_seconds"):
+            MctsSearcher(MctsConfig(threads=2, parallel="tree"), 50_000).run(
+                cells, near, geo, side, stop, hard_deadline=time.monotonic() + 0.05)
         ab_nodes = ab_cpu = 0.0
         it_n = it_cpu = 0.0
         for pos, side in views:
@@ -131,6 +139,16 @@ def worker(spec: dict) -> dict:
             it_n += mo.iterations
         result[rule_name] = {"ab_nps": ab_nodes / ab_cpu, "mcts_ips": it_n / it_cpu,
                              "ab_nodes": ab_nodes, "mcts_iterations": it_n}
+        if spec.get("parallel_seconds"):
+            tp_n = tp_cpu = 0.0
+            for pos, side in views:
+                cells, near, geo = board_from_position(pos)
+                mc = MctsSearcher(MctsConfig(threads=2, parallel="tree"), 1_000_000)
+                c0 = time.process_time()
+                mo = mc.run(cells, near, geo, side, stop, hard_deadline=time.monotonic() + spec["parallel_seconds"])
+                tp_cpu += time.process_time() - c0
+                tp_n += mo.iterations
+            result[rule_name]["tree_ips"] = tp_n / tp_cpu
     if spec.get("playout_cost"):
         result["playout"] = playout_cost(spec["positions"])
     return result
@@ -211,13 +229,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--ab-nodes", type=int, default=60_000)
     ap.add_argument("--mcts-iterations", type=int, default=1500)
+    ap.add_argument("--parallel-seconds", type=float, default=0.0,
+                    help="also time tree-parallel MCTS (2 threads) for this long per position (0 = off)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(json.loads(args.worker))))
         return 0
     spec = {"positions": positions(args.positions, args.seed), "ab_nodes": args.ab_nodes,
-            "mcts_iterations": args.mcts_iterations}
+            "mcts_iterations": args.mcts_iterations, "parallel_seconds": args.parallel_seconds}
     trees = [("new", NEW_TREE)] + ([("old", os.path.abspath(args.old))] if args.old else [])
     rows: dict[str, list[dict]] = {name: [] for name, _ in trees}
     for r in range(args.rounds):
@@ -228,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
             rows[name].append(res)
             print(f"round {r} {name}: " + "  ".join(
                 f"{rule} ab {res[rule]['ab_nps']:.0f} n/s mcts {res[rule]['mcts_ips']:.0f} it/s"
+                + (f" tree-par {res[rule]['tree_ips']:.0f} it/cpu-s" if "tree_ips" in res[rule] else "")
                 for rule in ("freestyle", "renju")) + f"  (load {loadavg()})", flush=True)
             if "playout" in res:
                 pc = res["playout"]
@@ -238,9 +259,12 @@ def main(argv: list[str] | None = None) -> int:
     def med(name, rule, key):
         return statistics.median(x[rule][key] for x in rows[name])
 
-    print("\nmedians over rounds (CPU time of the searching thread)")
+    print("\nmedians over rounds (CPU time of the searching thread; tree-parallel: of the process)")
+    keys = [("ab_nps", "alpha-beta nodes/s"), ("mcts_ips", "MCTS iterations/s")]
+    if args.parallel_seconds:
+        keys.append(("tree_ips", "tree-par MCTS it/s"))
     for rule in ("freestyle", "renju"):
-        for key, label in (("ab_nps", "alpha-beta nodes/s"), ("mcts_ips", "MCTS iterations/s")):
+        for key, label in keys:
             line = f"{rule:9s} {label:20s} new {med('new', rule, key):9.0f}"
             if args.old:
                 ratios = [n[rule][key] / o[rule][key] for n, o in zip(rows["new"], rows["old"])]
