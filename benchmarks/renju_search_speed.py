@@ -20,6 +20,10 @@ foul check and of one heavy playout (new tree only) for the playout question.
 with the shared tree and the node pools): each position searched for S seconds of wall time,
 iterations per CPU second of the whole process (both threads; a second thread that gets no core
 costs nothing and adds nothing, so this is the cost per iteration, not the wall-clock gain).
+Without the triggered minimax (``trigger=none``), and with both threads pinned to one core
+(`os.sched_setaffinity`; the helper inherits it): whether the two threads share a core or run on
+two (and then fight over the tree's cache lines) depended on the other load, and the per-round
+ratio spread 0.6-1.8 either way; pinned, this is the shared-tree kernel's cost per iteration.
 """
 from __future__ import annotations
 
@@ -120,7 +124,7 @@ def worker(spec: dict) -> dict:
                                                                hard_deadline=None, max_nodes=2000)
         MctsSearcher(MctsConfig(), 50_000).run(cells, near, geo, side, stop, max_iterations=64)
         if spec.get("parallel_seconds"):
-            MctsSearcher(MctsConfig(threads=2, parallel="tree"), 50_000).run(
+            MctsSearcher(MctsConfig(threads=2, parallel="tree", trigger="none"), 50_000).run(
                 cells, near, geo, side, stop, hard_deadline=time.monotonic() + 0.05)
         ab_nodes = ab_cpu = 0.0
         it_n = it_cpu = 0.0
@@ -141,13 +145,16 @@ def worker(spec: dict) -> dict:
                              "ab_nodes": ab_nodes, "mcts_iterations": it_n}
         if spec.get("parallel_seconds"):
             tp_n = tp_cpu = 0.0
+            cpus = os.sched_getaffinity(0)
+            os.sched_setaffinity(0, {min(cpus)})  # this thread, and the helper threads it starts
             for pos, side in views:
                 cells, near, geo = board_from_position(pos)
-                mc = MctsSearcher(MctsConfig(threads=2, parallel="tree"), 1_000_000)
+                mc = MctsSearcher(MctsConfig(threads=2, parallel="tree", trigger="none"), 1_000_000)
                 c0 = time.process_time()
                 mo = mc.run(cells, near, geo, side, stop, hard_deadline=time.monotonic() + spec["parallel_seconds"])
                 tp_cpu += time.process_time() - c0
                 tp_n += mo.iterations
+            os.sched_setaffinity(0, cpus)
             result[rule_name]["tree_ips"] = tp_n / tp_cpu
     if spec.get("playout_cost"):
         result["playout"] = playout_cost(spec["positions"])
