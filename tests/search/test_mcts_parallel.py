@@ -213,10 +213,16 @@ def test_shared_tree_search_keeps_the_tree_consistent():
     # the root's visits are the iterations of both threads (a rare lost update aside)
     assert abs(int(tree.visits[0]) - out.iterations) <= 2
     assert _check_tree(tree, cells.copy(), near.copy(), geo.copy(), WHITE) > 10
-    # no virtual loss is left behind: every visited node's mean is a real mean, within [-1, 1]
-    used = [i for i in range(int(tree.count[0])) if int(tree.visits[i]) > 0]
-    means = tree.wsum[used] / tree.visits[used]
-    assert (np.abs(means) <= 1.0 + 1e-9).all()
+    # no virtual loss is left behind: every visited node's mean is a real mean, within [-1, 1] --
+    # but for the documented lost updates (`run_shared`: no atomics, two threads adding to the same
+    # counter at once can lose one add). With both threads on real cores about one run in three
+    # left one node a lost add or two outside (seen: wsum 10 over 8 visits, 3 over 1); a virtual
+    # loss that is not taken back would put thousands of nodes outside.
+    used = np.array([i for i in range(int(tree.count[0])) if int(tree.visits[i]) > 0])
+    excess = np.abs(tree.wsum[used]) - tree.visits[used]
+    off = excess > 1e-9
+    assert int(off.sum()) <= max(3, len(used) // 1000), (int(off.sum()), len(used))
+    assert (excess <= 2 * (1.0 + K.VIRTUAL_LOSS) + 1e-9).all(), float(excess.max())
 
 
 def test_shared_tree_reroot_keeps_the_subtree():
