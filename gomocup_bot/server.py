@@ -20,6 +20,7 @@ from typing import Awaitable, Callable
 
 import trio
 
+from gomocup_bot.cpu import usable_cores
 from gomocup_bot.server_guard import GuardedLineStream
 from gomocup_bot.server_limits import (
     DEFAULT_AUTH_TIMEOUT,
@@ -34,7 +35,6 @@ from gomocup_bot.server_limits import (
     ServerLimits,
     parse_networks,
     read_token_file,
-    usable_cores,
 )
 from gomocup_bot.server_stats import ServerCounters
 from gomocup_bot.session_traffic import command_word

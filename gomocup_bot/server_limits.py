@@ -26,14 +26,6 @@ DEFAULT_SESSION_MEMORY = 256 * 1024 * 1024  # bytes, read by the engine as a bra
 DEFAULT_MAX_BAD_REPLIES = 64  # consecutive ERROR/UNKNOWN answers before a flood is cut off
 
 
-def usable_cores() -> int:
-    """CPUs this process may run on (the affinity mask, not the machine's total)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def parse_networks(specs: list[str]) -> tuple[IPNetwork, ...]:
     """Parse `--allow` values (each possibly comma-separated) into networks; host bits are tolerated."""
     networks: list[IPNetwork] = []

@@ -107,6 +107,7 @@ def alpha_beta_result(searcher, request: SearchRequest, stop: StopFlag, view: Bo
         winrate = 1.0 if out.score > 0 else 0.0
     report(request, "summary", view, out.move, depth=out.depth, nodes=out.nodes, winrate=winrate,
            text=summary_text(label, view, depth=out.depth, nodes=out.nodes, winrate=winrate, pv=out.pv,
-                             seconds=time.monotonic() - t0, extra=f"score {out.score}" if show_score else ""))
+                             seconds=time.monotonic() - t0,
+                             extra=f"threads {searcher.config.threads}" + (f" score {out.score}" if show_score else "")))
     return make_result(view, out.move, proven=out.proven, winrate=winrate, depth=out.depth,
                        nodes=out.nodes, pv=out.pv, alternatives=out.ranked, nbest=request.nbest)
