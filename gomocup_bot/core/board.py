@@ -12,7 +12,14 @@ Incremental state, all restored exactly by `unmake`:
   the point's line pattern. For k > TABLE_MAX_K no table fits: the keys then hold the pattern codes
   themselves (identity table) and are refreshed by `patterns.sync_patterns` instead of `make`;
 - `nbr` int16[size]: stones within Chebyshev distance 2 (the candidate-move neighbourhood);
-- `stack` int32: the moves made, `meta[M_NMOVES]` of them.
+- `stack` int32: the moves made, `meta[M_NMOVES]` of them;
+- the pattern layer (table boards only, `core.classes`): per empty square, colour and direction
+  the line code `lc[colour-1 << 2 | d]` (from `ltab`), the four codes' combo `combo[colour-1]`, its
+  threat class `cls[colour-1]` (from `ctab`), per colour the count of empty squares in each class
+  `cnt[colour-1]`, and per colour the sum of the squares' values `ev[colour-1]` (from `vtab`, the
+  evaluation's incremental part). Occupied squares keep the codes they had when they were filled
+  and are left out of `cnt`/`ev`: with strictly last-in-first-out make/unmake those codes are
+  exact again when the stone is taken back.
 """
 from __future__ import annotations
 
@@ -44,9 +51,11 @@ from .constants import (
     WALL,
     WHITE,
 )
+from .classes import N_CLASSES, combo_tables, line_code_tables
 from .tables import pattern_tables
 
-Board = namedtuple("Board", ["cells", "keys", "nbr", "zobrist", "hash", "stack", "meta", "dirs", "kdelta", "table"])
+Board = namedtuple("Board", ["cells", "keys", "nbr", "zobrist", "hash", "stack", "meta", "dirs", "kdelta", "table",
+                             "lc", "combo", "cls", "cnt", "ev", "ltab", "ctab", "vtab"])
 
 MIN_SIDE = 3
 MAX_SIDE = 32
@@ -83,8 +92,10 @@ def new_board(width: int, height: int, k: int = 5, rule: int = RULE_FREESTYLE) -
     use_table = k <= TABLE_MAX_K
     exact_black = rule in (RULE_EXACT, RULE_CARO_EXACT, RULE_RENJU)
     exact_white = rule in (RULE_EXACT, RULE_CARO_EXACT)
+    renju = rule == RULE_RENJU
     if use_table:
         table = pattern_tables(k, exact_black, exact_white)
+        ltab = line_code_tables(table, pattern_tables(k, False, False)[0] if renju else None)
         keys = np.zeros((4, size), dtype=np.int64)
         # kdelta[c, 4 + i] / kdelta[c, 5 - i]: what a `c` stone adds to the key of the point i steps
         # before / after it (digit k - 1 + i / k - i of that point's base-3 window), 0 for i > k
@@ -97,8 +108,10 @@ def new_board(width: int, height: int, k: int = 5, rule: int = RULE_FREESTYLE) -
     else:
         # keys hold the codes themselves (black low, white high), refreshed by patterns.sync_patterns
         table = np.tile(np.arange(N_PATTERNS, dtype=np.uint8), (2, 1))
+        ltab = table
         keys = np.zeros((4, size), dtype=np.int64)
         kdelta = np.zeros((2, 2 * TABLE_MAX_K), dtype=np.int64)
+    ctab, vtab, _, _ = combo_tables(renju)
     rng = np.random.default_rng(ZOBRIST_SEED + 7919 * width + 104729 * height)
     zobrist = rng.integers(1, 2**63, size=(4, size), dtype=np.int64).astype(np.uint64)
     meta = np.zeros(M_LEN, dtype=np.int32)
@@ -116,6 +129,14 @@ def new_board(width: int, height: int, k: int = 5, rule: int = RULE_FREESTYLE) -
         dirs=dirs,
         kdelta=kdelta,
         table=table,
+        lc=np.zeros((8, size), dtype=np.uint8),
+        combo=np.zeros((2, size), dtype=np.int32),
+        cls=np.zeros((2, size), dtype=np.uint8),
+        cnt=np.zeros((2, N_CLASSES), dtype=np.int32),
+        ev=np.zeros(2, dtype=np.int64),
+        ltab=ltab,
+        ctab=ctab,
+        vtab=vtab,
     )
     recompute(board)
     return board
@@ -194,6 +215,34 @@ def on_board(b, x, y):
     return 0 <= x < b.meta[M_WIDTH] and 0 <= y < b.meta[M_HEIGHT]
 
 
+@njit(cache=True, nogil=True)
+def rebuild_layer(b):
+    """The pattern layer from the keys, from scratch (creation, blocked squares, tests)."""
+    b.cnt[:, :] = 0
+    b.ev[:] = 0
+    if not b.meta[M_TABLE]:
+        return
+    w = b.meta[M_WIDTH]
+    for y in range(b.meta[M_HEIGHT]):
+        base = (y + b.meta[M_PAD]) * b.meta[M_STRIDE] + b.meta[M_PAD]
+        for q in range(base, base + w):
+            if b.cells[q] != EMPTY:
+                continue  # a stone keeps the codes it was made with (exact again when taken back)
+            for side in range(2):
+                c = 0
+                pw = 1
+                for d in range(4):
+                    key = b.keys[d, q]
+                    code = b.ltab[side, (key & 0xFFFFFFFF) if side == 0 else (key >> 32)]
+                    b.lc[(side << 2) | d, q] = code
+                    c += np.int32(code) * pw
+                    pw *= 10
+                b.combo[side, q] = c
+                b.cls[side, q] = b.ctab[side, c]
+                b.cnt[side, b.cls[side, q]] += 1
+                b.ev[side] += b.vtab[side, c]
+
+
 @njit(cache=True, nogil=True, forceinline=True)
 def make(b, p, colour):
     """Put a `colour` stone on empty point `p` and push it on the move stack (no legality check).
@@ -215,6 +264,44 @@ def make(b, p, colour):
             for i in range(1, TABLE_MAX_K + 1):
                 keys[np.uint64(p - i * s)] += kd[ci, TABLE_MAX_K - 1 + i]  # p is i steps after that point
                 keys[np.uint64(p + i * s)] += kd[ci, TABLE_MAX_K - i]  # and i steps before this one
+        # pattern layer (inlined by hand: a call per square would cost reference counting)
+        lc = b.lc
+        combo = b.combo
+        cls = b.cls
+        cnt = b.cnt
+        ev = b.ev
+        ltab = b.ltab
+        ctab = b.ctab
+        vtab = b.vtab
+        cells = b.cells
+        for side in range(2):  # the stone's own square leaves the layer
+            cnt[side, cls[side, up]] -= 1
+            ev[side] -= vtab[side, np.uint64(combo[side, up])]
+        pw = np.int32(1)
+        for d in range(4):
+            s = b.dirs[d]
+            keys = b.keys[d]
+            for i in range(-TABLE_MAX_K, TABLE_MAX_K + 1):
+                q = np.uint64(p + i * s)
+                if i == 0 or cells[q] != EMPTY:
+                    continue
+                key = keys[q]
+                for side in range(2):
+                    code = ltab[side, np.uint64(key & 0xFFFFFFFF) if side == 0 else np.uint64(key >> 32)]
+                    row = np.uint64(side * 4 + d)
+                    old = lc[row, q]
+                    if old != code:
+                        lc[row, q] = code
+                        oc = combo[side, q]
+                        nc = oc + (np.int32(code) - np.int32(old)) * pw
+                        combo[side, q] = nc
+                        ocls = cls[side, q]
+                        ncls = ctab[side, np.uint64(nc)]
+                        cls[side, q] = ncls
+                        cnt[side, ocls] -= 1
+                        cnt[side, ncls] += 1
+                        ev[side] += vtab[side, np.uint64(nc)] - vtab[side, np.uint64(oc)]
+            pw *= np.int32(10)
     s = b.meta[M_STRIDE]
     nbr = b.nbr
     one = np.uint64(1)
@@ -249,6 +336,44 @@ def unmake(b):
             for i in range(1, TABLE_MAX_K + 1):
                 keys[np.uint64(p - i * s)] -= kd[ci, TABLE_MAX_K - 1 + i]  # p is i steps after that point
                 keys[np.uint64(p + i * s)] -= kd[ci, TABLE_MAX_K - i]  # and i steps before this one
+        # pattern layer (inlined by hand: a call per square would cost reference counting)
+        lc = b.lc
+        combo = b.combo
+        cls = b.cls
+        cnt = b.cnt
+        ev = b.ev
+        ltab = b.ltab
+        ctab = b.ctab
+        vtab = b.vtab
+        cells = b.cells
+        pw = np.int32(1)
+        for d in range(4):
+            s = b.dirs[d]
+            keys = b.keys[d]
+            for i in range(-TABLE_MAX_K, TABLE_MAX_K + 1):
+                q = np.uint64(p + i * s)
+                if i == 0 or cells[q] != EMPTY:
+                    continue
+                key = keys[q]
+                for side in range(2):
+                    code = ltab[side, np.uint64(key & 0xFFFFFFFF) if side == 0 else np.uint64(key >> 32)]
+                    row = np.uint64(side * 4 + d)
+                    old = lc[row, q]
+                    if old != code:
+                        lc[row, q] = code
+                        oc = combo[side, q]
+                        nc = oc + (np.int32(code) - np.int32(old)) * pw
+                        combo[side, q] = nc
+                        ocls = cls[side, q]
+                        ncls = ctab[side, np.uint64(nc)]
+                        cls[side, q] = ncls
+                        cnt[side, ocls] -= 1
+                        cnt[side, ncls] += 1
+                        ev[side] += vtab[side, np.uint64(nc)] - vtab[side, np.uint64(oc)]
+            pw *= np.int32(10)
+        for side in range(2):  # the square is empty again: its (still exact) codes count again
+            cnt[side, cls[side, up]] += 1
+            ev[side] += vtab[side, np.uint64(combo[side, up])]
     s = b.meta[M_STRIDE]
     nbr = b.nbr
     one = np.uint64(1)
@@ -294,6 +419,7 @@ def block(b, p):
                 if b.cells[q] == WALL and q != p:
                     continue  # padding (its own key is never read); blocked squares are never queried either
                 b.keys[d, q] = window_key(b, BLACK, d, q) + (window_key(b, WHITE, d, q) << 32)
+        rebuild_layer(b)
 
 
 @njit(cache=True, nogil=True)
@@ -326,6 +452,7 @@ def recompute(b):
             if 0 <= x < b.meta[M_WIDTH] and 0 <= y < b.meta[M_HEIGHT]:
                 for d in range(4):
                     b.keys[d, p] = window_key(b, BLACK, d, p) + (window_key(b, WHITE, d, p) << 32)
+    rebuild_layer(b)
 
 
 @njit(cache=True, nogil=True)
@@ -334,6 +461,7 @@ def copy_board(b):
     return Board(
         b.cells.copy(), b.keys.copy(), b.nbr.copy(), b.zobrist, b.hash.copy(),
         b.stack.copy(), b.meta.copy(), b.dirs, b.kdelta, b.table,
+        b.lc.copy(), b.combo.copy(), b.cls.copy(), b.cnt.copy(), b.ev.copy(), b.ltab, b.ctab, b.vtab,
     )
 
 

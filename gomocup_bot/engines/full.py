@@ -19,9 +19,10 @@ from gomocup_bot.cpu import free_cores
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
 from gomocup_bot.search.adapter import BoardView, deadlines, make_result, pad_alternatives, report, summary_text
 from gomocup_bot.search.driver import TRIGGERS, MctsConfig, MctsSearcher
-from gomocup_bot.search.engines_common import SearchEngineBase, alpha_beta_result
+from gomocup_bot.search.engines_common import SearchEngineBase, alpha_beta_result, pvs_result, pvs_supported
 from gomocup_bot.search.idsearch import AbConfig, AlphaBetaSearcher
 from gomocup_bot.search.mcts import NODE_BYTES, REROOT_BYTES
+from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
 from gomocup_bot.search.policy import FINAL_POLICIES, child_mean, choose_final, ranked_children
 from gomocup_bot.search.tactics import analyse_root
 
@@ -60,10 +61,11 @@ class FullEngine(SearchEngineBase):
         self.mcts_config.threads = self.threads
         self._mcts: MctsSearcher | None = None
         self._ab: AlphaBetaSearcher | None = None
+        self._pvs: PvsSearcher | None = None
         self._sizes = (0, 0)
 
     def prepare(self) -> None:
-        self.warm_parts = ("tactics", "alphabeta") if self.backend == "ab" else ("tactics", "mcts")
+        self.warm_parts = ("tactics", "pvs") if self.backend == "ab" else ("tactics", "mcts")
         if self.backend == "mcts" and self.threads > 1 and self.mcts_config.parallel == "tree":
             self.warm_parts += ("mcts-shared",)
         super().prepare()
@@ -72,12 +74,15 @@ class FullEngine(SearchEngineBase):
     def _reset(self) -> None:
         if self._ab is not None:
             self._ab.clear()
+        if self._pvs is not None:
+            self._pvs.clear()
         if self._mcts is not None:
             self._mcts.forget()
 
     def release_memory(self) -> None:
         self._mcts = None
         self._ab = None
+        self._pvs = None
         self._sizes = (0, 0)
 
     def _searchers(self, request: SearchRequest):
@@ -90,12 +95,13 @@ class FullEngine(SearchEngineBase):
         if (tree_bytes, tt_bytes) != self._sizes:
             self._mcts = None
             self._ab = None
+            self._pvs = None
             self._sizes = (tree_bytes, tt_bytes)
         if self.backend == "mcts" and self._mcts is None:
             per_node = NODE_BYTES + (REROOT_BYTES if self.mcts_config.reuse else 0)
             self._mcts = MctsSearcher(self.mcts_config, tree_bytes // per_node)
-        if self.backend == "ab" and self._ab is None:
-            self._ab = AlphaBetaSearcher(tt_bytes, AbConfig(threads=self.threads))
+        if self.backend == "ab" and self._pvs is None:
+            self._pvs = PvsSearcher(tt_bytes, PvsConfig(threads=self.threads))
 
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
         budget = deadlines(request, self.level.time_share)
@@ -168,7 +174,16 @@ class FullEngine(SearchEngineBase):
 
     def _search_ab(self, request, stop, view, budget, allowed) -> SearchResult:
         # the lazy-SMP helper only where a core is free for it right now (gomocup_bot.cpu)
-        self._ab.config.threads = min(self.threads, free_cores()) if self.threads > 1 else 1
+        threads = min(self.threads, free_cores()) if self.threads > 1 else 1
+        if pvs_supported(request.position):
+            self._pvs.config.threads = threads
+            return pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs")
+        if self._ab is None:  # caro and k > 5: the window-count alpha-beta
+            from gomocup_bot.search.warm import warm_up
+
+            warm_up(("alphabeta",))
+            self._ab = AlphaBetaSearcher(self._sizes[1], AbConfig(threads=threads))
+        self._ab.config.threads = threads
         return alpha_beta_result(self._ab, request, stop, view, budget, allowed, "alpha-beta")
 
 

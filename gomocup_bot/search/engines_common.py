@@ -111,3 +111,40 @@ def alpha_beta_result(searcher, request: SearchRequest, stop: StopFlag, view: Bo
                              extra=f"threads {searcher.config.threads}" + (f" score {out.score}" if show_score else "")))
     return make_result(view, out.move, proven=out.proven, winrate=winrate, depth=out.depth,
                        nodes=out.nodes, pv=out.pv, alternatives=out.ranked, nbest=request.nbest)
+
+
+def pvs_supported(position) -> bool:
+    """The pattern-layer search covers the table boards (k <= 5) under every rule but caro (whose
+    fives depend on both ends, which the line tables do not see)."""
+    return position.win_length <= 5 and not position.rules.caro
+
+
+def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView, budget, allowed,
+               label: str) -> SearchResult:
+    """Run the PVS searcher on the core board of the request and turn its answer into a
+    `SearchResult`: one BEST line per change of mind, one summary line."""
+    from gomocup_bot.core.board import board_from_position
+    from gomocup_bot.search import pvs as K
+
+    board = board_from_position(request.position)
+    shown = {"move": -1}
+
+    def on_iteration(out):
+        if out.move != shown["move"]:
+            shown["move"] = out.move
+            report(request, "best", view, out.move, depth=out.depth, nodes=out.nodes)
+
+    out = searcher.search(board, view.side, stop.array, soft_deadline=budget.soft, hard_deadline=budget.hard,
+                          allowed=allowed, excluded=view.excluded, max_depth=budget.max_depth,
+                          max_nodes=budget.max_nodes, on_iteration=on_iteration if request.report else None)
+    if out.move < 0:
+        return make_result(view, view.fallback())
+    winrate = 0.5 + 0.5 * max(-1.0, min(1.0, out.score / 2000.0))
+    if abs(out.score) > K.WIN_BOUND:
+        winrate = 1.0 if out.score > 0 else 0.0
+    report(request, "summary", view, out.move, depth=out.depth, nodes=out.nodes, winrate=winrate,
+           text=summary_text(label, view, depth=out.depth, nodes=out.nodes, winrate=winrate, pv=out.pv,
+                             seconds=out.seconds,
+                             extra=f"sel {out.seldepth} threads {out.threads} score {out.score} stop {out.stopped_by}"))
+    return make_result(view, out.move, proven=out.proven, winrate=winrate, depth=out.depth,
+                       nodes=out.nodes, pv=out.pv, alternatives=out.ranked, nbest=request.nbest)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 TACTICS, ALPHABETA, MCTS, MCTS_PLAIN = "tactics", "alphabeta", "mcts", "mcts-plain"
+PVS = "pvs"  # the pattern-layer principal-variation search on the core board
 MCTS_SHARED = "mcts-shared"  # the tree-parallel kernels (`parallel=tree`)
 _done: set[str] = set()
 
@@ -33,6 +34,13 @@ def warm_up(parts: tuple[str, ...] = (TACTICS, ALPHABETA, MCTS, MCTS_PLAIN)) -> 
 
         AlphaBetaSearcher(1 << 16).search(cells, near, geo, 1, stop, soft_deadline=None, hard_deadline=None,
                                           max_depth=3)
+    if PVS in todo:
+        from gomocup_bot.core.board import board_from_stones
+        from gomocup_bot.search.pvs_driver import PvsSearcher
+
+        for rule in (0, 4):  # the freestyle/standard kernels and renju's foul check
+            b = board_from_stones(9, 9, [(4, 4, 1), (4, 5, 2), (5, 4, 1), (3, 3, 2), (5, 5, 1)], 5, rule)
+            PvsSearcher(1 << 16).search(b, 2, stop, soft_deadline=None, hard_deadline=None, max_depth=4)
     if MCTS in todo or MCTS_PLAIN in todo:
         from gomocup_bot.search.driver import MctsConfig, MctsSearcher
 

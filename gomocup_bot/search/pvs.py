@@ -1,0 +1,495 @@
+"""Principal-variation search on the core board's pattern layer (numba kernels).
+
+Everything a node needs is an O(1) read of the board's threat counts (`core.classes`): an own
+five point wins, two opponent five points lose, an own open-four point (or a four-three with no
+opponent four to interpose) wins by force, one opponent five point leaves only its block (no
+depth spent), an opponent open-four point (an open three on the board) leaves only the squares
+that stop it plus our own fours. Quiet nodes order every candidate (empty, a stone within two
+squares) by its class for both sides, the hash move, two killers and the history table, keep the
+best `P_WIDTH`, and reduce late quiet moves (LMR). At the horizon a quiescence search plays the
+side's fours (a VCF probe) over a stand-pat evaluation, the board's incremental value sums.
+
+The transposition table is two uint64 arrays (key XOR data, data): lockless, so the lazy-SMP
+helper thread shares it; two slots a bucket, the first kept for the deeper entry.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from gomocup_bot.core.board import make, unmake
+from gomocup_bot.core.classes import (
+    C_FIVE,
+    C_FLEX4,
+    C_FORBID,
+    C_FOUR,
+    C_FOUR3,
+    C_THREE,
+    N_CLASSES,
+    combo_tables,
+)
+from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_K, M_PAD, M_RULE, M_SIZE, M_STRIDE, M_WIDTH, RULE_RENJU
+from gomocup_bot.core.rules import is_legal
+
+WIN = 30000
+WIN_BOUND = WIN - 1000  # scores beyond this are forced wins/losses (WIN - plies)
+INF = 32000
+MAX_PLY = 96
+MAX_MOVES = 256  # per node (the candidate area of a 32x32 board never gets near this in practice)
+NO_SCORE = -32767  # returned when the search was stopped
+
+FLAG_UPPER, FLAG_LOWER, FLAG_EXACT = 1, 2, 3
+
+# params
+P_WIDTH = 0  # moves kept at a quiet inner node
+P_SELF = 1  # evaluation: weight of the side to move's value sum (sixteenths)
+P_OPP = 2  # weight of the opponent's (sixteenths)
+P_TEMPO = 3
+P_QDEPTH = 4  # fours the quiescence may play in a row
+P_LMR_MIN = 5  # first move index that may be reduced
+P_MAX_NODES = 6  # 0 = no limit
+P_LEN = 8
+
+# counters
+K_NODES = 0
+K_SELDEPTH = 1
+K_LEN = 4
+
+Work = namedtuple("Work", ["tt_key", "tt_data", "killers", "history", "moves", "scores", "counter",
+                           "params", "stop", "attack", "defend"])
+
+
+def default_params() -> np.ndarray:
+    p = np.zeros(P_LEN, dtype=np.int64)
+    p[P_WIDTH] = 20
+    p[P_SELF] = 20
+    p[P_OPP] = 16
+    p[P_TEMPO] = 20
+    p[P_QDEPTH] = 8
+    p[P_LMR_MIN] = 4
+    return p
+
+
+def new_tt(n_bytes: int) -> tuple[np.ndarray, np.ndarray]:
+    """A table of about ``n_bytes`` (16 bytes an entry, power-of-two count). Zeroed lazily by the OS."""
+    n = 1024
+    while n * 2 * 16 <= n_bytes:
+        n *= 2
+    return np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.uint64)
+
+
+def new_work(board, tt, params: np.ndarray, stop: np.ndarray) -> Work:
+    """Per-thread scratch around a shared table ``tt`` (the history and killers are per thread)."""
+    size = int(board.meta[M_SIZE])
+    _, _, attack, defend = combo_tables(int(board.meta[M_RULE]) == RULE_RENJU)
+    return Work(tt[0], tt[1], np.zeros(MAX_PLY * 2, dtype=np.int32), np.zeros(2 * size, dtype=np.int32),
+                np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32), np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32),
+                np.zeros(K_LEN, dtype=np.int64), params, stop, attack, defend)
+
+
+# ---------------------------------------------------------------------------------------------
+# transposition table
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pack(value, depth, flag, move):
+    return (np.uint64(value + 32768) | (np.uint64(depth & 0xFF) << np.uint64(16))
+            | (np.uint64(flag) << np.uint64(24)) | (np.uint64(move) << np.uint64(32)))
+
+
+@njit(cache=True, nogil=True)
+def tt_probe(w, key):
+    """(found, value, depth, flag, move) for hash ``key``."""
+    mask = np.uint64(w.tt_key.shape[0] - 2)
+    i = key & mask
+    for j in range(2):
+        slot = i + np.uint64(j)
+        data = w.tt_data[slot]
+        if w.tt_key[slot] ^ data == key and data != 0:
+            value = np.int64(data & np.uint64(0xFFFF)) - 32768
+            depth = np.int64((data >> np.uint64(16)) & np.uint64(0xFF))
+            flag = np.int64((data >> np.uint64(24)) & np.uint64(0xFF))
+            move = np.int64(data >> np.uint64(32))
+            return True, value, depth, flag, move
+    return False, 0, 0, 0, 0
+
+
+@njit(cache=True, nogil=True)
+def tt_store(w, key, value, depth, flag, move):
+    mask = np.uint64(w.tt_key.shape[0] - 2)
+    i = key & mask
+    data = _pack(value, max(0, min(depth, 255)), flag, move)
+    d0 = np.int64((w.tt_data[i] >> np.uint64(16)) & np.uint64(0xFF))
+    same0 = (w.tt_key[i] ^ w.tt_data[i]) == key
+    same1 = (w.tt_key[i + np.uint64(1)] ^ w.tt_data[i + np.uint64(1)]) == key
+    if same0 or (not same1 and depth >= d0):
+        slot = i
+    else:
+        slot = i + np.uint64(1)
+    w.tt_data[slot] = data
+    w.tt_key[slot] = key ^ data
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _to_tt(v, ply):
+    if v > WIN_BOUND:
+        return v + ply
+    if v < -WIN_BOUND:
+        return v - ply
+    return v
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _from_tt(v, ply):
+    if v > WIN_BOUND:
+        return v - ply
+    if v < -WIN_BOUND:
+        return v + ply
+    return v
+
+
+# ---------------------------------------------------------------------------------------------
+# board questions
+
+
+@njit(cache=True, nogil=True)
+def evaluate(b, side, params):
+    """Static value for ``side`` to move: its squares' value sum against the opponent's."""
+    me = side - 1
+    v = (b.ev[me] * params[P_SELF] - b.ev[1 - me] * params[P_OPP]) // 16 + params[P_TEMPO]
+    if v > WIN_BOUND - 1:
+        v = WIN_BOUND - 1
+    elif v < -(WIN_BOUND - 1):
+        v = -(WIN_BOUND - 1)
+    return v
+
+
+@njit(cache=True, nogil=True)
+def find_class(b, side_i, cls, last):
+    """A square where colour side_i+1 has class ``cls``: first on the lines through ``last``
+    (where a new threat comes from), else anywhere; -1 if none."""
+    if last > 0:
+        for d in range(4):
+            s = b.dirs[d]
+            for i in range(-4, 5):
+                q = last + i * s
+                if i != 0 and b.cells[q] == EMPTY and b.cls[side_i, q] == cls:
+                    return q
+    w = b.meta[M_WIDTH]
+    for y in range(b.meta[M_HEIGHT]):
+        base = (y + b.meta[M_PAD]) * b.meta[M_STRIDE] + b.meta[M_PAD]
+        for q in range(base, base + w):
+            if b.cells[q] == EMPTY and b.cls[side_i, q] == cls:
+                return q
+    return -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fours_of(b, me):
+    return b.cnt[me, C_FOUR] + b.cnt[me, C_FOUR + 1] + b.cnt[me, C_FOUR3] + b.cnt[me, C_FLEX4]
+
+
+@njit(cache=True, nogil=True)
+def legal_for(b, q, side):
+    """Can ``side`` play empty q? (renju: black's foul shapes get the exact check)."""
+    if side == 1 and b.cls[0, q] == C_FORBID and b.meta[M_RULE] == RULE_RENJU:
+        return is_legal(b, q, side)
+    return True
+
+
+@njit(cache=True, nogil=True)
+def gen_moves(b, side, w, ply, mode, tt_move):
+    """Fill w.moves[ply*MAX_MOVES:] with ordered candidates; returns the count.
+
+    mode 0: every candidate; mode 1: defence against an open-four point (squares where the
+    opponent would make a four, plus our own fours); mode 2: our fours only (quiescence).
+    """
+    me = side - 1
+    op = 1 - me
+    base0 = ply * MAX_MOVES
+    n = 0
+    width = b.meta[M_WIDTH]
+    hist = w.history
+    hoff = me * (w.history.shape[0] // 2)
+    for y in range(b.meta[M_HEIGHT]):
+        base = (y + b.meta[M_PAD]) * b.meta[M_STRIDE] + b.meta[M_PAD]
+        for q in range(base, base + width):
+            if b.cells[q] != EMPTY or b.nbr[q] == 0:
+                continue
+            cm = b.cls[me, q]
+            if mode == 1:
+                co = b.cls[op, q]
+                if not (cm >= C_FOUR and cm < C_FIVE) and not (co >= C_FOUR and co < C_FIVE):
+                    continue
+            elif mode == 2:
+                if not (cm >= C_FOUR and cm < C_FIVE):
+                    continue
+            if n >= MAX_MOVES:
+                break
+            sc = w.attack[me, b.combo[me, q]] + w.defend[op, b.combo[op, q]]
+            sc = sc * 8 + min(hist[hoff + q] >> 4, 4000)
+            if q == tt_move:
+                sc = 1 << 28
+            elif q == w.killers[2 * ply] or q == w.killers[2 * ply + 1]:
+                sc += 1 << 20
+            w.moves[base0 + n] = q
+            w.scores[base0 + n] = sc
+            n += 1
+    # insertion sort, best first (n is small; most nodes cut after the first few moves)
+    for i in range(1, n):
+        q = w.moves[base0 + i]
+        sc = w.scores[base0 + i]
+        j = i - 1
+        while j >= 0 and w.scores[base0 + j] < sc:
+            w.moves[base0 + j + 1] = w.moves[base0 + j]
+            w.scores[base0 + j + 1] = w.scores[base0 + j]
+            j -= 1
+        w.moves[base0 + j + 1] = q
+        w.scores[base0 + j + 1] = sc
+    return n
+
+
+# ---------------------------------------------------------------------------------------------
+# the search
+
+
+@njit(cache=True, nogil=True)
+def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
+    """Horizon: stand pat on the evaluation, or play a four (a forced block follows)."""
+    w.counter[K_NODES] += 1
+    if w.stop[0] != 0:
+        return NO_SCORE
+    me = side - 1
+    op = 1 - me
+    if b.cnt[me, C_FIVE] > 0:
+        return WIN - ply - 1
+    nf = b.cnt[op, C_FIVE]
+    if nf >= 2:
+        return -(WIN - ply - 2)
+    if nf == 1:
+        q = find_class(b, op, C_FIVE, last)
+        if q < 0 or not legal_for(b, q, side) or ply >= MAX_PLY - 2:
+            return -(WIN - ply - 2)
+        make(b, q, side)
+        v = quiesce(b, 3 - side, -beta, -alpha, ply + 1, qdepth, q, w)
+        unmake(b)
+        if v == NO_SCORE:
+            return NO_SCORE
+        return -v
+    if b.cnt[me, C_FLEX4] > 0:
+        return WIN - ply - 3
+    if b.cnt[me, C_FOUR3] > 0 and _fours_of(b, op) == 0:
+        return WIN - ply - 5
+    stand = evaluate(b, side, w.params)
+    if stand >= beta or qdepth <= 0 or ply >= MAX_PLY - 2 or _fours_of(b, me) == 0:
+        return stand
+    if stand > alpha:
+        alpha = stand
+    best = stand
+    n = gen_moves(b, side, w, ply, 2, -1)
+    base0 = ply * MAX_MOVES
+    for i in range(n):
+        q = w.moves[base0 + i]
+        if not legal_for(b, q, side):
+            continue
+        make(b, q, side)
+        v = quiesce(b, 3 - side, -beta, -alpha, ply + 1, qdepth - 1, q, w)
+        unmake(b)
+        if v == NO_SCORE:
+            return NO_SCORE
+        v = -v
+        if v > best:
+            best = v
+            if v > alpha:
+                alpha = v
+                if v >= beta:
+                    break
+    return best
+
+
+@njit(cache=True, nogil=True)
+def negamax(b, side, depth, alpha, beta, ply, last, w):
+    """Score of the position for ``side`` to move, within (alpha, beta) fail-soft."""
+    me = side - 1
+    op = 1 - me
+    # tactics first: these need no depth
+    if b.cnt[me, C_FIVE] > 0:
+        w.counter[K_NODES] += 1
+        return WIN - ply - 1
+    nf = b.cnt[op, C_FIVE]
+    if nf >= 2:
+        w.counter[K_NODES] += 1
+        return -(WIN - ply - 2)
+    if nf == 0:
+        if b.cnt[me, C_FLEX4] > 0:
+            w.counter[K_NODES] += 1
+            return WIN - ply - 3
+        if b.cnt[me, C_FOUR3] > 0 and _fours_of(b, op) == 0:
+            w.counter[K_NODES] += 1
+            return WIN - ply - 5
+    if depth <= 0 and nf == 0:
+        return quiesce(b, side, alpha, beta, ply, w.params[P_QDEPTH], last, w)
+    w.counter[K_NODES] += 1
+    if w.stop[0] != 0:
+        return NO_SCORE
+    if w.params[P_MAX_NODES] > 0 and w.counter[K_NODES] > w.params[P_MAX_NODES]:
+        return NO_SCORE
+    if ply > w.counter[K_SELDEPTH]:
+        w.counter[K_SELDEPTH] = ply
+    if ply >= MAX_PLY - 2:
+        return evaluate(b, side, w.params)
+    # mate-distance pruning
+    if alpha < -(WIN - ply):
+        alpha = -(WIN - ply)
+    if beta > WIN - ply - 1:
+        beta = WIN - ply - 1
+    if alpha >= beta:
+        return alpha
+
+    key = b.hash[0] ^ np.uint64(side)
+    found, tv, td, tf, tmove = tt_probe(w, key)
+    if found:
+        tv = _from_tt(tv, ply)
+        if td >= depth:
+            if tf == FLAG_EXACT or (tf == FLAG_LOWER and tv >= beta) or (tf == FLAG_UPPER and tv <= alpha):
+                return tv
+    else:
+        tmove = -1
+
+    base0 = ply * MAX_MOVES
+    child_depth = depth - 1
+    if nf == 1:
+        q = find_class(b, op, C_FIVE, last)
+        if q < 0 or not legal_for(b, q, side):
+            return -(WIN - ply - 2)
+        w.moves[base0] = q
+        n = 1
+        child_depth = depth  # a forced block costs no depth
+        mode = 3
+    elif b.cnt[op, C_FLEX4] > 0:
+        n = gen_moves(b, side, w, ply, 1, tmove)
+        mode = 1
+        if n == 0:
+            return -(WIN - ply - 4)
+    else:
+        n = gen_moves(b, side, w, ply, 0, tmove)
+        mode = 0
+        if n == 0:
+            return 0  # a full board: a draw
+        width = w.params[P_WIDTH]
+        if ply > 0 and n > width:
+            n = width
+
+    alpha0 = alpha
+    best = -INF
+    best_move = w.moves[base0]
+    searched = 0
+    for i in range(n):
+        q = w.moves[base0 + i]
+        if side == 1 and not legal_for(b, q, side):
+            continue
+        # late quiet moves get a reduced null-window look first
+        reduce = 0
+        if mode == 0 and depth >= 3 and searched >= w.params[P_LMR_MIN] and q != tmove:
+            if b.cls[me, q] < C_THREE and b.cls[op, q] < C_THREE:
+                reduce = 1 if searched < 12 else 2
+        make(b, q, side)
+        if searched == 0:
+            v = negamax(b, 3 - side, child_depth, -beta, -alpha, ply + 1, q, w)
+        else:
+            v = negamax(b, 3 - side, child_depth - reduce, -alpha - 1, -alpha, ply + 1, q, w)
+            if v != NO_SCORE and -v > alpha and reduce > 0:
+                v = negamax(b, 3 - side, child_depth, -alpha - 1, -alpha, ply + 1, q, w)
+            if v != NO_SCORE and -v > alpha and -v < beta:
+                v = negamax(b, 3 - side, child_depth, -beta, -alpha, ply + 1, q, w)
+        unmake(b)
+        if v == NO_SCORE:
+            return NO_SCORE
+        v = -v
+        searched += 1
+        if v > best:
+            best = v
+            best_move = q
+            if v > alpha:
+                alpha = v
+                if v >= beta:
+                    if mode == 0 and b.cls[me, q] < C_FOUR:
+                        if w.killers[2 * ply] != q:
+                            w.killers[2 * ply + 1] = w.killers[2 * ply]
+                            w.killers[2 * ply] = q
+                        hi = me * (w.history.shape[0] // 2) + q
+                        w.history[hi] += depth * depth
+                    break
+    if searched == 0:
+        return -(WIN - ply - 2)  # renju: every move a foul
+    if best <= alpha0:
+        flag = FLAG_UPPER
+    elif best >= beta:
+        flag = FLAG_LOWER
+    else:
+        flag = FLAG_EXACT
+    tt_store(w, key, _to_tt(best, ply), depth, flag, best_move)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def search_root(b, side, depth, alpha, beta, root_moves, root_scores, n_root, w):
+    """One iteration over root_moves[:n_root] in order, PVS. Fills root_scores (exact for the
+    best, bounds for the rest); returns (index of the best, its score, moves finished), or
+    best index -1 when stopped before the first move finished."""
+    best_i = -1
+    best = -INF
+    done = 0
+    ply1 = depth - depth + 1
+    a = alpha
+    for i in range(n_root):
+        q = root_moves[i]
+        make(b, q, side)
+        if i == 0:
+            v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, q, w)
+        else:
+            v = negamax(b, 3 - side, depth - 1, -a - 1, -a, ply1, q, w)
+            if v != NO_SCORE and -v > a and -v < beta:
+                v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, q, w)
+        unmake(b)
+        if v == NO_SCORE:
+            break
+        v = -v
+        root_scores[i] = v
+        done += 1
+        if v > best:
+            best = v
+            best_i = i
+            if v > a:
+                a = v
+            if v >= beta:
+                break
+    return best_i, best, done
+
+
+@njit(cache=True, nogil=True)
+def root_candidates(b, side, w, out):
+    """Every candidate for the root (mode 0 generation, no width cut) into ``out``; returns n."""
+    me = side - 1
+    op = 1 - me
+    if b.cnt[op, C_FIVE] > 0:
+        q = find_class(b, op, C_FIVE, -1)
+        out[0] = q
+        return 1
+    mode = 1 if b.cnt[op, C_FLEX4] > 0 and b.cnt[me, C_FIVE] == 0 else 0
+    n = gen_moves(b, side, w, 0, mode, -1)
+    if n == 0 and mode == 1:
+        n = gen_moves(b, side, w, 0, 0, -1)
+    m = 0
+    for i in range(n):
+        q = w.moves[i]
+        if legal_for(b, q, side):
+            out[m] = q
+            m += 1
+    return m
+
+
+__all__ = ["Work", "WIN", "WIN_BOUND", "NO_SCORE", "new_tt", "new_work", "default_params", "negamax",
+           "search_root", "root_candidates", "evaluate", "N_CLASSES", "M_K"]

@@ -1,0 +1,220 @@
+"""Iterative deepening around the PVS kernels: aspiration windows, time, the lazy-SMP helper.
+
+Time follows the strongest engines' habit: the soft deadline is the *planned* time, the hard one
+the cap (a watchdog aborts the kernels there). After every finished iteration the plan is
+stretched when the best move just changed or the score fell, and shrunk when the best move has
+been the same for several iterations; an iteration cut by the clock still counts for the moves
+it finished (the first root move is the previous best, re-searched deeper; a later move that
+beat it was proven better with a full window).
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gomocup_bot.core.board import copy_board
+from gomocup_bot.core.constants import M_SIZE
+from gomocup_bot.search import pvs as K
+from gomocup_bot.search.clock import Watchdog
+
+ASPIRATION = 60  # half-width of the first window around the last score (depth >= 5)
+
+
+@dataclass
+class PvsConfig:
+    threads: int = 1
+    max_depth: int = 60
+    width: int = 20
+    qdepth: int = 8
+
+
+@dataclass
+class PvsOutcome:
+    move: int = -1
+    score: int = 0
+    depth: int = 0
+    seldepth: int = 0
+    nodes: int = 0
+    ranked: list[int] = field(default_factory=list)
+    pv: list[int] = field(default_factory=list)
+    proven: int = 0
+    stopped_by: str = ""
+    seconds: float = 0.0
+    threads: int = 1
+
+
+class PvsSearcher:
+    """Holds the transposition table (kept across the moves of a game) and runs one search a move."""
+
+    def __init__(self, tt_bytes: int = 32 * 1024 * 1024, config: PvsConfig | None = None) -> None:
+        self.config = config or PvsConfig()
+        self.tt_bytes = tt_bytes
+        self.tt = K.new_tt(tt_bytes)
+
+    def clear(self) -> None:
+        self.tt = K.new_tt(self.tt_bytes)
+
+    def _params(self, max_nodes: int) -> np.ndarray:
+        p = K.default_params()
+        p[K.P_WIDTH] = self.config.width
+        p[K.P_QDEPTH] = self.config.qdepth
+        p[K.P_MAX_NODES] = max_nodes
+        return p
+
+    def search(self, board, side: int, stop_array, *, soft_deadline: float | None, hard_deadline: float | None,
+               allowed: list[int] | None = None, excluded=None, max_depth: int = 0, max_nodes: int = 0,
+               on_iteration=None) -> PvsOutcome:
+        t_start = time.monotonic()
+        cfg = self.config
+        out = PvsOutcome(threads=1)
+        params = self._params(max_nodes)
+        abort = np.zeros(1, dtype=np.int32)
+        work = K.new_work(board, self.tt, params, abort)
+        buf = np.zeros(int(board.meta[M_SIZE]), dtype=np.int32)
+        n = K.root_candidates(board, side, work, buf)
+        root = [int(q) for q in buf[:n]]
+        if allowed is not None:
+            allow = set(allowed)
+            root = [q for q in root if q in allow] + [q for q in allowed if q not in set(root)]
+        if excluded:
+            root = [q for q in root if q not in excluded] or root
+        out.ranked = list(root)
+        out.move = root[0] if root else -1
+        if len(root) <= 1:
+            out.stopped_by = "single"
+            return out
+        moves = np.array(root, dtype=np.int32)
+        scores = np.zeros(len(root), dtype=np.int64)
+        limit = max(1, min(max_depth or cfg.max_depth, K.MAX_PLY - 8))
+        helper = None
+        helper_stop = np.zeros(1, dtype=np.int32)
+        helper_out: dict = {}
+        if cfg.threads > 1 and not max_nodes:
+            hparams = params.copy()
+            hwork = K.new_work(board, self.tt, hparams, helper_stop)
+            helper = threading.Thread(target=self._helper, name="pvs-helper", daemon=True,
+                                      args=(copy_board(board), side, moves.copy(), hwork, limit, helper_out))
+            out.threads = 2
+        deadline = hard_deadline if hard_deadline is not None else soft_deadline
+        prev_score = None
+        stable = 0
+        with Watchdog(stop_array, deadline) as wd:
+            work = work._replace(stop=wd)
+            if helper is not None:
+                helper.start()
+            for depth in range(1, limit + 1):
+                t0 = time.monotonic()
+                score = prev_score if prev_score is not None else 0
+                if depth >= 5 and prev_score is not None and abs(prev_score) < K.WIN_BOUND:
+                    alpha, beta = score - ASPIRATION, score + ASPIRATION
+                else:
+                    alpha, beta = -K.INF, K.INF
+                while True:
+                    best_i, best, done = K.search_root(board, side, depth, alpha, beta, moves, scores, len(root), work)
+                    if done < len(root) and wd[0]:
+                        break  # stopped
+                    if best <= alpha and alpha > -K.INF:
+                        alpha = -K.INF  # fail low: every move is worse than hoped
+                        continue
+                    if best >= beta and beta < K.INF:
+                        beta = K.INF  # fail high
+                        continue
+                    break
+                stopped = bool(wd[0]) and done < len(root)
+                if best_i < 0:
+                    out.stopped_by = "stop" if stop_array[0] else "deadline"
+                    break
+                changed = int(moves[best_i]) != out.move
+                # best first, then the rest in the order of their (bound) scores
+                order = [best_i] + sorted((i for i in range(len(root)) if i != best_i),
+                                          key=lambda i: (i >= done, -int(scores[i])))
+                moves[:] = moves[order]
+                scores[:] = scores[order]
+                out.move = int(moves[0])
+                out.score = int(best)
+                out.ranked = [int(q) for q in moves]
+                if stopped:
+                    out.stopped_by = "deadline" if not stop_array[0] else "stop"
+                    break
+                out.depth = depth
+                if on_iteration is not None:
+                    on_iteration(out)
+                if abs(out.score) > K.WIN_BOUND:
+                    out.proven = 1 if out.score > 0 else -1
+                    if out.score > 0 or depth >= 12:
+                        out.stopped_by = "proven"
+                        break
+                if max_nodes and work.counter[K.K_NODES] >= max_nodes:
+                    out.stopped_by = "nodes"
+                    break
+                stable = 0 if changed else stable + 1
+                now = time.monotonic()
+                if soft_deadline is not None:
+                    factor = 1.0
+                    if changed and depth > 4:
+                        factor = 1.4
+                    elif stable >= 3:
+                        factor = 0.6
+                    if prev_score is not None and out.score < prev_score - 40:
+                        factor = max(factor, 1.5)
+                    plan = t_start + (soft_deadline - t_start) * factor
+                    if hard_deadline is not None:
+                        plan = min(plan, hard_deadline)
+                    # an iteration costs a few times the last one: skip one that would mostly be cut
+                    if now >= plan or (hard_deadline is not None and now + 0.5 * (now - t0) > hard_deadline):
+                        out.stopped_by = "time"
+                        break
+                prev_score = out.score
+            if helper is not None:
+                helper_stop[0] = 1
+                helper.join()
+                if helper_out.get("depth", 0) > out.depth and helper_out.get("move", -1) >= 0 \
+                        and abs(out.score) <= K.WIN_BOUND:
+                    out.move, out.score, out.depth = helper_out["move"], helper_out["score"], helper_out["depth"]
+                    out.ranked = [out.move] + [q for q in out.ranked if q != out.move]
+        out.nodes = int(work.counter[K.K_NODES]) + int(helper_out.get("nodes", 0))
+        out.seldepth = int(work.counter[K.K_SELDEPTH])
+        out.seconds = time.monotonic() - t_start
+        if out.move >= 0:
+            out.pv = self.principal_variation(board, side, out.move)
+        return out
+
+    def _helper(self, board, side, moves, work, limit, out) -> None:
+        """Lazy SMP: the same root on a board copy, one ply deeper than the main thread, filling the
+        shared table with other lines; runs until its stop flag is raised."""
+        n = len(moves)
+        scores = np.zeros(n, dtype=np.int64)
+        depth = 2
+        while depth <= limit and not work.stop[0]:
+            best_i, best, done = K.search_root(board, side, depth, -K.INF, K.INF, moves, scores, n, work)
+            if best_i < 0 or done < n:
+                break
+            order = [best_i] + [i for i in range(n) if i != best_i]
+            moves[:] = moves[order]
+            out.update(depth=depth, move=int(moves[0]), score=int(best))
+            if abs(int(best)) > K.WIN_BOUND:
+                break
+            depth += 1
+        out["nodes"] = int(work.counter[K.K_NODES])
+
+    def principal_variation(self, board, side: int, first: int, limit: int = 12) -> list[int]:
+        """The hash moves from the root (the board is restored)."""
+        from gomocup_bot.core.board import make, unmake
+
+        pv: list[int] = []
+        work = K.new_work(board, self.tt, K.default_params(), np.zeros(1, dtype=np.int32))
+        q, c = first, side
+        try:
+            while q >= 0 and len(pv) < limit and int(board.cells[q]) == 0:
+                make(board, q, c)
+                pv.append(q)
+                c = 3 - c
+                found, _, _, _, mv = K.tt_probe(work, np.uint64(int(board.hash[0]) ^ c))
+                q = int(mv) if found and mv > 0 else -1
+        finally:
+            for _ in pv:
+                unmake(board)
+        return pv
