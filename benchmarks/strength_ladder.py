@@ -23,7 +23,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from gomocup_bot.engine import BLACK, WHITE, Position, SearchRequest, StopFlag  # noqa: E402
-from gomocup_bot.timeman import move_budget  # noqa: E402
+from gomocup_bot.brain.timeman import move_budget  # noqa: E402
 from protocol.rules import FREESTYLE  # noqa: E402
 from tournament.openings import BUILTIN_OPENINGS  # noqa: E402
 from tournament.referee import Board, makes_win  # noqa: E402

@@ -178,7 +178,7 @@ def _warm_up_builtins(settings: TournamentSettings, progress: Progress) -> None:
     if not any(e.kind == "builtin" for e in settings.engines):
         return
     try:
-        if importlib.util.find_spec("gomocup_bot.core.warmup") is None:
+        if importlib.util.find_spec("gomocup_bot.warmup") is None:
             return
     except (ImportError, ValueError):
         return

@@ -36,7 +36,7 @@ from numba import njit
 
 from .board import Board, block, copy_board, make, new_board, pos_x, pos_y, rule_code, to_pos
 from .candidates import ordered_candidates
-from .constants import BLACK, EMPTY, M_HEIGHT, M_WIDTH, WALL, WHITE
+from .constants import BLACK, EMPTY, M_HEIGHT, M_WIDTH, RULE_EXACT, RULE_FREESTYLE, RULE_RENJU, WALL, WHITE
 from .patterns import move_score, sync_patterns
 from .rules import is_legal
 from .threats import defence_points, threat_moves, win_points
@@ -233,12 +233,17 @@ def _template(width: int, height: int, k: int, rule: int) -> Board:
 def decide(position, excluded=frozenset(), nbest: int = 1) -> QuickAnswer:
     """The quick move for `position.to_move`. Raises ValueError on a board the core does not take
     (sizes outside 3..32), on bad stones, and when no empty square is left (as `greedy.choose`)."""
-    width, height = position.width, position.height
-    template = _template(width, height, position.win_length, rule_code(position.rules))
-    stones = np.array(position.stones, dtype=np.int32).reshape(-1, 3)
+    rule = rule_code(position.rules)
+    return decide_codes(position.width, position.height, position.win_length, rule, position.stones, position.to_move, excluded, nbest)
+
+
+def decide_codes(width: int, height: int, k: int, rule: int, stones, to_move: int, excluded=frozenset(), nbest: int = 1) -> QuickAnswer:
+    """`decide` on plain values: `rule` is a kernel rule code (RULE_*), `stones` (x, y, colour) triples."""
+    template = _template(width, height, k, rule)
+    stones = np.array(stones, dtype=np.int32).reshape(-1, 3)
     blocked = np.array(sorted(excluded), dtype=np.int32).reshape(-1, 2)
     out = np.zeros((max(1, min(int(nbest), width * height)), 2), dtype=np.int32)
-    layer, count, proven = quick_move(template, stones, blocked, int(position.to_move), out)
+    layer, count, proven = quick_move(template, stones, blocked, int(to_move), out)
     if layer == Q_BAD_STONES:
         raise ValueError("a stone is off the board, doubly placed or of an unknown colour")
     if layer == Q_FULL:
@@ -268,12 +273,9 @@ def warm_quick() -> None:
     """Run the quick move on small positions of every rule family: compiles (or loads from numba's
     cache) the kernel, the empty-board builders and both k = 5 pattern tables."""
     global _ready
-    from gomocup_bot.engine import Position
-    from protocol.rules import Rules
-
     stones = ((4, 4, BLACK), (5, 4, WHITE), (4, 5, BLACK), (0, 0, WALL))
-    for rules in (Rules(), Rules(renju=True), Rules(exact_five=True)):
-        choose(Position(9, 9, rules, stones, to_move=WHITE), frozenset({(6, 6)}), 2)
+    for rule in (RULE_FREESTYLE, RULE_RENJU, RULE_EXACT):
+        decide_codes(9, 9, 5, rule, stones, WHITE, frozenset({(6, 6)}), 2)
     _ready = True
 
 

@@ -1,4 +1,5 @@
-"""`gomocup-bot warmup`: compile every core kernel into numba's on-disk cache.
+"""The engine core's part of `gomocup-bot warmup` (`gomocup_bot/warmup.py`): compile every core
+kernel into numba's on-disk cache.
 
 Run once after installing (or let the first brain start do it): later processes load the cached
 machine code instead of compiling, which is what Gomocup's clock sees. Each kernel has a single
@@ -6,10 +7,6 @@ type signature (the Board tuple, Python ints, fixed dtypes for output arrays), s
 a small board fills the cache for every board size, k and rule.
 """
 from __future__ import annotations
-
-import argparse
-import sys
-import time
 
 
 def warm_all() -> int:
@@ -79,27 +76,3 @@ def _count_ready(modules) -> int:
             if isinstance(value, CPUDispatcher) and value.signatures:
                 seen.add(value)
     return len(seen)
-
-
-def warm_search() -> bool:
-    """Also warm the search kernels (gomocup_bot.search), which the built-in engines use."""
-    try:
-        from gomocup_bot.search.warm import warm_up
-    except ImportError:
-        return False
-    warm_up()
-    return True
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="gomocup-bot warmup", description=__doc__.splitlines()[0])
-    parser.add_argument("--core-only", action="store_true", help="only the engine core, not the search kernels")
-    args = parser.parse_args(argv)
-    t0 = time.perf_counter()
-    n = warm_all()
-    print(f"warmed {n} core kernels in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    if not args.core_only:
-        t1 = time.perf_counter()
-        if warm_search():
-            print(f"warmed the search kernels in {time.perf_counter() - t1:.1f} s", file=sys.stderr)
-    return 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 
-from gomocup_bot.cpu import free_cores
+from gomocup_bot.core.cpu import free_cores
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
 from gomocup_bot.search.adapter import BoardView, deadlines, make_result, pad_alternatives, report, summary_text
 from gomocup_bot.search.driver import TRIGGERS, MctsConfig, MctsSearcher
@@ -173,7 +173,7 @@ class FullEngine(SearchEngineBase):
                            nodes=out.iterations, pv=pv, alternatives=ranked, nbest=request.nbest)
 
     def _search_ab(self, request, stop, view, budget, allowed) -> SearchResult:
-        # the lazy-SMP helper only where a core is free for it right now (gomocup_bot.cpu)
+        # the lazy-SMP helper only where a core is free for it right now (gomocup_bot.core.cpu)
         threads = min(self.threads, free_cores()) if self.threads > 1 else 1
         if pvs_supported(request.position):
             self._pvs.config.threads = threads

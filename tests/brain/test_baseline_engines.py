@@ -25,7 +25,7 @@ def test_registry_names_and_errors():
 
 def test_start_path_imports_neither_numpy_nor_numba():
     code = (
-        "import sys, gomocup_bot.brain_main, gomocup_bot.brain, gomocup_bot.session, gomocup_bot.engines, "
+        "import sys, gomocup_bot.brain.main, gomocup_bot.brain.runner, gomocup_bot.brain.session, gomocup_bot.engines, "
         "protocol.transport; bad = [m for m in ('numpy', 'numba') if m in sys.modules]; print(bad)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from gomocup_bot.brain import BrainOptions, choose_engine
+from gomocup_bot.brain.runner import BrainOptions, choose_engine
 from tournament.engines import builtin_argv
 
 

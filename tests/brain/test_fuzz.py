@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from gomocup_bot.engine import BLACK, WHITE, SearchResult
 from gomocup_bot.engines.greedy import choose
-from gomocup_bot.session import BrainSession, Exit, ResetEngine, Search, Send, StopSearch
+from gomocup_bot.brain.session import BrainSession, Exit, ResetEngine, Search, Send, StopSearch
 from protocol import messages as m
 from protocol.encoder import encode
 from protocol.parser import CommandParser, parse_reply

@@ -12,9 +12,9 @@ import time
 import trio
 import trio.testing
 
-from gomocup_bot.brain import BrainOptions, run_brain
+from gomocup_bot.brain.runner import BrainOptions, run_brain
 from gomocup_bot.engine import SearchInfo, SearchRequest, SearchResult, StopFlag
-from gomocup_bot.timeman import budget_seconds
+from gomocup_bot.brain.timeman import budget_seconds
 from protocol import messages as m
 from protocol.parser import parse_reply
 from protocol.rules import Rules

@@ -1,6 +1,6 @@
 """BrainSession details the transcripts do not reach: rule decoding, BOARD colours, engine bugs."""
 from gomocup_bot.engine import BLACK, BLOCKED, WHITE, SearchResult
-from gomocup_bot.session import BrainSession, Search, Send
+from gomocup_bot.brain.session import BrainSession, Search, Send
 from protocol import messages as m
 from protocol.rules import RENJU, Rules
 

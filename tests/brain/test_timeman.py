@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from gomocup_bot.timeman import DEFAULT_TURN_MS, INSTANT_S, UNLIMITED, budget_seconds, move_budget
+from gomocup_bot.brain.timeman import DEFAULT_TURN_MS, INSTANT_S, UNLIMITED, budget_seconds, move_budget
 
 
 def test_turn_limit_keeps_a_margin():
@@ -53,7 +53,7 @@ def test_limits_are_absolute_and_ordered():
 
 def test_process_age_is_measured_from_process_creation():
     # a fresh interpreter that sleeps 0.3 s before asking: its age covers start-up and the sleep
-    code = ("import time; time.sleep(0.3); from gomocup_bot.timeman import process_age_seconds as a; "
+    code = ("import time; time.sleep(0.3); from gomocup_bot.brain.timeman import process_age_seconds as a; "
             "print(a())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     age = float(out)

@@ -404,7 +404,7 @@ def noisy_search(self, request, stop):
     os.write(1, b"C-level write to fd 1\\n")
     return real_search(self, request, stop)
 greedy.GreedyEngine.search = noisy_search
-from gomocup_bot.brain_main import main
+from gomocup_bot.brain.main import main
 main(["--engine", "greedy"])
 """
 

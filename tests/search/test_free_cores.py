@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from gomocup_bot.cpu import free_cores, usable_cores
+from gomocup_bot.core.cpu import free_cores, usable_cores
 from gomocup_bot.engine import Position, SearchInfo, SearchLimits, SearchRequest, StopFlag
 from gomocup_bot.engines import create_engine
 from protocol.rules import Rules

@@ -18,8 +18,8 @@ from typing import AsyncIterator
 
 import trio
 
-from gomocup_bot.server import BotServer, SessionHandler
-from gomocup_bot.server_limits import ServerLimits
+from gomocup_bot.net.server import BotServer, SessionHandler
+from gomocup_bot.net.limits import ServerLimits
 from protocol.transport import TcpLineStream
 
 REPO = Path(__file__).resolve().parents[2]
@@ -193,7 +193,7 @@ class ServerProcess:
 
 def brain_handler(engine: str = "greedy", engine_factory=None) -> SessionHandler:
     """The real brain session (`run_brain`), as `gomocup-bot serve --engine ENGINE` runs it."""
-    from gomocup_bot.brain import BrainOptions, run_brain
+    from gomocup_bot.brain.runner import BrainOptions, run_brain
 
     options = BrainOptions(engine_name=engine)
 

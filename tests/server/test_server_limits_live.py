@@ -64,7 +64,7 @@ async def test_allow_list_refuses_loopback_unless_listed():
 
 
 def _networks(spec: str):
-    from gomocup_bot.server_limits import parse_networks
+    from gomocup_bot.net.limits import parse_networks
 
     return parse_networks([spec])
 

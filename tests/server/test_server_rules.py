@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gomocup_bot.relay import parse_address
-from gomocup_bot.server_guard import requested_board_size
-from gomocup_bot.server_limits import Admission, ServerLimits, parse_networks, read_token_file
-from gomocup_bot.session_traffic import RequestTracker, is_error_reply, is_move_reply
+from gomocup_bot.net.relay import parse_address
+from gomocup_bot.net.guard import requested_board_size
+from gomocup_bot.net.limits import Admission, ServerLimits, parse_networks, read_token_file
+from gomocup_bot.net.traffic import RequestTracker, is_error_reply, is_move_reply
 
 
 def test_allow_list_admits_members_only_and_unwraps_ipv4_mapped_addresses():
@@ -36,8 +36,8 @@ def test_total_and_per_address_caps_count_live_connections_exactly():
 
 
 def test_default_board_limit_is_the_brains_own():
-    from gomocup_bot.server_limits import DEFAULT_MAX_BOARD
-    from gomocup_bot.session import MAX_SIZE
+    from gomocup_bot.net.limits import DEFAULT_MAX_BOARD
+    from gomocup_bot.brain.session import MAX_SIZE
 
     assert DEFAULT_MAX_BOARD == MAX_SIZE
 

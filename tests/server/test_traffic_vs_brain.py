@@ -5,8 +5,8 @@ from __future__ import annotations
 import trio
 import trio.testing
 
-from gomocup_bot.brain import BrainOptions, run_brain
-from gomocup_bot.session_traffic import RequestTracker, is_reply
+from gomocup_bot.brain.runner import BrainOptions, run_brain
+from gomocup_bot.net.traffic import RequestTracker, is_reply
 from protocol.transport import StreamLineStream
 
 LINES = [

@@ -1,9 +1,9 @@
 """`gomocup-bot serve`: brain sessions over TCP, one per connection, with a network server's limits.
 
-Each connection runs the very same brain session as the stdio brain (`gomocup_bot.brain.run_brain`),
+Each connection runs the very same brain session as the stdio brain (`gomocup_bot.brain.runner.run_brain`),
 so clients see the same replies and errors. Around it the server adds what a shared box needs: an
 allow-list, connection caps (total and per address), an optional `AUTH <token>` first line, the
-per-session guards of `gomocup_bot.server_guard`, a shared pool of search slots (one search per
+per-session guards of `gomocup_bot.net.guard`, a shared pool of search slots (one search per
 usable core; a session that cannot get one in time plays a quick move instead of losing on time),
 logs of every connection and counters on SIGUSR1 and at shutdown.
 """
@@ -20,9 +20,9 @@ from typing import Awaitable, Callable
 
 import trio
 
-from gomocup_bot.cpu import usable_cores
-from gomocup_bot.server_guard import GuardedLineStream
-from gomocup_bot.server_limits import (
+from gomocup_bot.core.cpu import usable_cores
+from gomocup_bot.net.guard import GuardedLineStream
+from gomocup_bot.net.limits import (
     DEFAULT_AUTH_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_BAD_REPLIES,
@@ -36,11 +36,11 @@ from gomocup_bot.server_limits import (
     parse_networks,
     read_token_file,
 )
-from gomocup_bot.server_stats import ServerCounters
-from gomocup_bot.session_traffic import command_word
+from gomocup_bot.net.stats import ServerCounters
+from gomocup_bot.net.traffic import command_word
 from protocol.transport import LineStream, TcpLineStream
 
-log = logging.getLogger("gomocup_bot.server")
+log = logging.getLogger("gomocup_bot.net.server")
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 6789
@@ -237,23 +237,23 @@ def brain_session_handler(brain_argv: list[str], search_slots: int, keep_tables:
     """
     import time
 
-    from gomocup_bot import brain
+    from gomocup_bot.brain import runner
     from gomocup_bot.engine import StopFlag
     from gomocup_bot.engines import greedy  # noqa: F401  (the quick fallback, imported now)
 
     # one search per slot: each search gets its share of the cores, so slots never oversubscribe them
-    options = brain.BrainOptions.from_argv(brain_argv).with_threads(max(1, usable_cores() // max(1, search_slots)))
+    options = runner.BrainOptions.from_argv(brain_argv).with_threads(max(1, usable_cores() // max(1, search_slots)))
     options = dataclasses.replace(options, release_tables=not keep_tables)
     started = time.monotonic()
     StopFlag()  # numpy
-    choice = brain.choose_engine(options)
+    choice = runner.choose_engine(options)
     choice.factory().prepare()
-    if brain.preload_numba_quick():  # what answers a session whose move finds every slot busy
+    if runner.preload_numba_quick():  # what answers a session whose move finds every slot busy
         log.info("numba quick move loaded")
     log.info("engine %s prepared in %.2f s", choice.label, time.monotonic() - started)
 
     async def handle(stream: LineStream, slots: trio.CapacityLimiter) -> None:
-        await brain.run_brain(stream, options=options, search_slots=slots)
+        await runner.run_brain(stream, options=options, search_slots=slots)
 
     return handle
 
@@ -374,7 +374,7 @@ def main(argv: list[str]) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     brain_level = getattr(logging, str(args.brain_log_level).upper(), logging.WARNING)
-    for name in ("gomocup_bot.brain", "gomocup_bot.session"):
+    for name in ("gomocup_bot.brain",):  # the runner, the session and the entry point
         logging.getLogger(name).setLevel(brain_level)
     # sessions allocate and drop tens of MB of tables per move: freed blocks must leave the RSS
     from gomocup_bot.core.memory import give_big_blocks_back_to_the_os

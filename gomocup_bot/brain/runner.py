@@ -22,14 +22,14 @@ import trio
 
 from gomocup_bot.engine import Engine, SearchInfo, SearchLimits, SearchRequest, SearchResult, StopFlag
 from gomocup_bot.engines import DEFAULT_ENGINE, ENGINE_NAMES, QUICK_ENGINE, create_engine, is_available
-from gomocup_bot.session import Action, BrainSession, Exit, ResetEngine, Search, Send, StopSearch
-from gomocup_bot.timeman import INSTANT_S, move_budget
+from gomocup_bot.brain.session import Action, BrainSession, Exit, ResetEngine, Search, Send, StopSearch
+from gomocup_bot.brain.timeman import INSTANT_S, move_budget
 from protocol import messages as m
 from protocol.encoder import encode
 from protocol.parser import CommandParser
 from protocol.transport import LineStream, LineTooLong
 
-log = logging.getLogger("gomocup_bot.brain")
+log = logging.getLogger("gomocup_bot.brain.runner")
 
 STOP_GRACE = 0.25  # seconds a stopped search may take to return before its thread is abandoned
 END_DEADLINE = 0.3  # after END, seconds the queue gets to drain (a hurried search answering) before we leave

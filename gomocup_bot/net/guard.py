@@ -1,6 +1,6 @@
 """A line stream that enforces the server's per-session limits around an unmodified brain session.
 
-The brain runner (`gomocup_bot.brain.run_brain`) speaks the protocol over any line stream and
+The brain runner (`gomocup_bot.brain.runner.run_brain`) speaks the protocol over any line stream and
 knows nothing about networks. The server hands it this wrapper instead of the raw TCP stream, so
 every network concern stays here: overlong lines and blocks, oversized boards, floods of bad
 commands, clients that stop reading, idle clients and clients that vanish mid-search. Each of them
@@ -14,13 +14,13 @@ from dataclasses import dataclass
 
 import trio
 
-from gomocup_bot.server_limits import ServerLimits
-from gomocup_bot.server_stats import ServerCounters
-from gomocup_bot.session import MAX_SIZE as BRAIN_MAX_SIZE
-from gomocup_bot.session_traffic import RequestTracker, command_word, is_error_reply, is_move_reply, is_reply
+from gomocup_bot.brain.session import MAX_SIZE as BRAIN_MAX_SIZE
+from gomocup_bot.net.limits import ServerLimits
+from gomocup_bot.net.stats import ServerCounters
+from gomocup_bot.net.traffic import RequestTracker, command_word, is_error_reply, is_move_reply, is_reply
 from protocol.transport import LineStream, LineTooLong
 
-log = logging.getLogger("gomocup_bot.server")
+log = logging.getLogger("gomocup_bot.net.server")
 
 QUEUE_LINES = 8  # lines read ahead of the brain
 SEND_TIMEOUT = 30.0  # a client that does not read one reply for this long is gone for our purposes

@@ -18,11 +18,11 @@ import sys
 import trio
 
 from gomocup_bot import __version__
-from gomocup_bot.server_limits import read_token_file
-from gomocup_bot.session_traffic import RequestTracker, command_word, is_reply
+from gomocup_bot.net.limits import read_token_file
+from gomocup_bot.net.traffic import RequestTracker, command_word, is_reply
 from protocol.transport import LineStream, LineTooLong, StdioLineStream, TcpLineStream
 
-log = logging.getLogger("gomocup_bot.relay")
+log = logging.getLogger("gomocup_bot.net.relay")
 
 DEFAULT_CONNECT_TIMEOUT = 0.9  # seconds; the issue asks for an ERROR within a second
 END_LINGER_SECONDS = 1.0  # after END, how long answers still in flight are passed on

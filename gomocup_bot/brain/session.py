@@ -1,7 +1,7 @@
 """The brain's protocol state machine: commands in, actions out. Pure, synchronous, never raises.
 
 `BrainSession.handle(command)` updates the game state (board size, rules, stones, whose turn, INFO
-values, YXBLOCK set) and returns an `Action` telling the async runner (`gomocup_bot.brain`) what to
+values, YXBLOCK set) and returns an `Action` telling the async runner (`gomocup_bot.brain.runner`) what to
 do: send replies, search a position, stop a search, reset the engine, or exit. A rejected command
 leaves the state exactly as it was and answers `ERROR reason` (never a move). Searching is the
 runner's job; when it has a result it calls `complete_search`, which validates the move, records it
@@ -19,7 +19,7 @@ from protocol import messages as m
 from protocol.judge import Board, forbidden_points, has_win, renju_foul
 from protocol.rules import FREESTYLE, RuleError, Rules
 
-log = logging.getLogger("gomocup_bot.session")
+log = logging.getLogger("gomocup_bot.brain.session")
 
 MIN_SIZE = 5
 MAX_SIZE = 32

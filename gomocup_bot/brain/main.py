@@ -11,9 +11,9 @@ import os
 import sys
 import time
 
-from gomocup_bot.brain import STARTUP_CAP_S, BrainOptions, live_search_threads, run_brain
+from gomocup_bot.brain.runner import STARTUP_CAP_S, BrainOptions, live_search_threads, run_brain
 from gomocup_bot.core.memory import give_big_blocks_back_to_the_os
-from gomocup_bot.timeman import process_age_seconds
+from gomocup_bot.brain.timeman import process_age_seconds
 
 
 def _configure_logging(options: BrainOptions) -> None:
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     # Leave now: managers kill a brain ~0.5 s after END, and a normal interpreter shutdown with
     # numba loaded (or a search thread still winding down) can take longer than that.
     if live_search_threads() > 0:
-        logging.getLogger("gomocup_bot.brain").info("exiting with a search thread still running")
+        logging.getLogger("gomocup_bot.brain.runner").info("exiting with a search thread still running")
     logging.shutdown()
     sys.stderr.flush()
     try:  # a terminal shared with the shell must not stay in non-blocking mode

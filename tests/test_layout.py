@@ -1,0 +1,246 @@
+"""The package layout and its import directions (docs/architecture.md, "Import directions").
+
+Every module of `protocol/`, `gomocup_bot/` and `tournament/` is parsed with `ast` (never
+imported) and every import is collected: module-level and function-local `import` / `from ...
+import`, relative ones resolved, and the dynamic ones written with a literal name
+(`importlib.import_module("...")`, `importlib.util.find_spec("...")`, `__import__("...")`).
+Each of our modules belongs to one unit; an import from one unit into another must be listed in
+ALLOWED below. A new package or top-level module of `gomocup_bot/` fails until it is given a
+unit and a row here and in the docs.
+
+Also: every dotted name of ours that a module, a test or a benchmark imports or quotes in a string
+(subcommand tables, subprocess code, logger names, docstrings), and every `gomocup_bot/...py` path
+or dotted name in the docs, names something that exists, so no old module path survives the move.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+OURS = ("protocol", "gomocup_bot", "tournament")
+
+# unit -> the other units it may import (itself always). Most specific prefix wins.
+UNITS = (
+    "protocol",
+    "tournament",
+    "gomocup_bot.core",
+    "gomocup_bot.engine",
+    "gomocup_bot.search",
+    "gomocup_bot.engines",
+    "gomocup_bot.brain",
+    "gomocup_bot.net",
+    "gomocup_bot.experiments",
+    "gomocup_bot.warmup",
+    "gomocup_bot.cli",
+    "gomocup_bot.__main__",
+    "gomocup_bot",  # the package itself: `__version__` only
+)
+ALLOWED: dict[str, frozenset[str]] = {
+    "protocol": frozenset(),  # imports nothing of ours
+    "gomocup_bot": frozenset(),
+    "gomocup_bot.core": frozenset(),  # the numba kernels: nothing above them (not even engine -> protocol)
+    "gomocup_bot.engine": frozenset({"protocol"}),  # the contract (Position holds protocol Rules)
+    "gomocup_bot.search": frozenset({"gomocup_bot.core", "gomocup_bot.engine"}),
+    "gomocup_bot.engines": frozenset({"gomocup_bot.core", "gomocup_bot.engine", "gomocup_bot.search", "protocol"}),
+    "gomocup_bot.brain": frozenset({"gomocup_bot", "gomocup_bot.core", "gomocup_bot.engine", "gomocup_bot.engines", "protocol"}),
+    "gomocup_bot.net": frozenset(
+        {"gomocup_bot", "gomocup_bot.brain", "gomocup_bot.core", "gomocup_bot.engine", "gomocup_bot.engines", "protocol"}
+    ),
+    "gomocup_bot.experiments": frozenset(
+        {"gomocup_bot.core", "gomocup_bot.engine", "gomocup_bot.engines", "gomocup_bot.search", "protocol"}
+    ),
+    "gomocup_bot.warmup": frozenset({"gomocup_bot.core", "gomocup_bot.search"}),  # above both kernel packages
+    "gomocup_bot.cli": frozenset(set(UNITS) - {"tournament"}),  # the top: dispatches to every subcommand
+    "gomocup_bot.__main__": frozenset({"gomocup_bot.cli"}),
+    "tournament": frozenset({"protocol"}),  # our engines only as `builtin:` command lines, plus:
+}
+# The one exception (documented in docs/architecture.md): the manager reads the registry's names to
+# list and check `builtin:NAME` (it never creates an engine in-process), and looks for the warm-up
+# module before running `python -m gomocup_bot warmup` as a subprocess. Both are dynamic, by name.
+TOURNAMENT_EXCEPTIONS = frozenset(
+    {
+        ("tournament.engines", "gomocup_bot.engines", "dynamic"),
+        ("tournament.cli", "gomocup_bot.warmup", "dynamic"),
+    }
+)
+# what `gomocup_bot/` holds at its top level: everything else lives in a package
+TOP_LEVEL = {"__init__.py", "__main__.py", "cli.py", "engine.py", "warmup.py"}
+PACKAGES = {"brain", "core", "engines", "experiments", "net", "search"}
+
+DYNAMIC_CALLS = {"import_module", "find_spec", "__import__"}
+DOTTED = re.compile(r"(?<![/\w.])(?:gomocup_bot|protocol|tournament)(?:\.[A-Za-z_]\w*)+(?![\w/-])")
+FILE_SUFFIXES = {"md", "py", "txt", "json", "jsonl", "toml", "csv", "db", "log", "sqlite"}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def our_modules() -> dict[str, Path]:
+    found = {}
+    for top in OURS:
+        for path in sorted((ROOT / top).rglob("*.py")):
+            found[module_name(path)] = path
+    return found
+
+
+MODULES = our_modules()
+
+
+def is_package(name: str) -> bool:
+    return name in MODULES and MODULES[name].name == "__init__.py"
+
+
+def is_ours(name: str) -> bool:
+    return name.split(".")[0] in OURS
+
+
+def unit_of(name: str) -> str | None:
+    for unit in UNITS:  # most specific first: "gomocup_bot" last
+        if name == unit or name.startswith(unit + ".") and unit != "gomocup_bot":
+            return unit
+    return "gomocup_bot" if name == "gomocup_bot" else None
+
+
+def imports_of(tree: ast.AST, name: str, is_pkg: bool) -> list[tuple[str, int, str]]:
+    """(imported module, line, kind) for every import anywhere in the tree (functions included)."""
+    package = name if is_pkg else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(alias.name, node.lineno, "import") for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            out.append((target, node.lineno, "from"))
+            for alias in node.names:  # `from pkg import submodule` imports the submodule
+                if f"{target}.{alias.name}" in MODULES:
+                    out.append((f"{target}.{alias.name}", node.lineno, "from"))
+        elif isinstance(node, ast.Call):
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if called in DYNAMIC_CALLS and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                out.append((node.args[0].value, node.lineno, "dynamic"))
+    return out
+
+
+def defined_names(path: Path) -> set[str]:
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def stale(dotted: str) -> bool:
+    """Does this dotted name of ours point at nothing (a module or a package attribute)?"""
+    parts = dotted.split(".")
+    if parts[-1] in FILE_SUFFIXES:
+        return False  # a file name (docs/tournament.md), not a module
+    name = parts[0]
+    for part in parts[1:]:
+        if f"{name}.{part}" in MODULES:
+            name = f"{name}.{part}"
+        elif is_package(name):
+            return part not in defined_names(MODULES[name])  # a package attribute, or nothing
+        else:
+            return False  # an attribute of a module: not checked
+    return name not in MODULES
+
+
+def violations(source_of: dict[str, str] | None = None) -> list[str]:
+    """Every import that breaks a direction, as 'path:line: a (unit) imports b (unit)'."""
+    problems = []
+    for name, path in MODULES.items():
+        text = (source_of or {}).get(name, path.read_text(encoding="utf-8"))
+        unit = unit_of(name)
+        where = path.relative_to(ROOT)
+        if unit is None:
+            problems.append(f"{where}: {name} belongs to no unit of tests/test_layout.py")
+            continue
+        for target, line, kind in imports_of(ast.parse(text), name, path.name == "__init__.py"):
+            if not is_ours(target):
+                continue
+            other = unit_of(target)
+            if other == unit or other in ALLOWED[unit]:
+                continue
+            if unit == "tournament" and (name, target, kind) in TOURNAMENT_EXCEPTIONS:
+                continue
+            problems.append(f"{where}:{line}: {name} ({unit}) imports {target} ({other}): not an allowed direction")
+    return problems
+
+
+def test_import_directions() -> None:
+    assert MODULES, "no modules found"
+    problems = violations()
+    assert not problems, "\n".join(problems)
+
+
+def test_the_walker_sees_local_relative_and_dynamic_imports() -> None:
+    """The check is not vacuous: a function-local import, a relative one and a literal dynamic one
+    that break a direction are each reported."""
+    bad = {
+        "gomocup_bot.core.board": "def f():\n    from gomocup_bot.search import board\n",
+        "gomocup_bot.search.board": "from ..brain import runner\n",
+        "protocol.rules": "import importlib\nX = importlib.import_module('gomocup_bot.engines')\n",
+        "tournament.engines": "def g():\n    import gomocup_bot.brain.runner\n",
+    }
+    found = violations(bad)
+    assert any("core/board.py:2: gomocup_bot.core.board (gomocup_bot.core) imports gomocup_bot.search" in p for p in found), found
+    assert any("search/board.py:1: gomocup_bot.search.board (gomocup_bot.search) imports gomocup_bot.brain" in p for p in found), found
+    assert any("protocol/rules.py:2: protocol.rules (protocol) imports gomocup_bot.engines" in p for p in found), found
+    assert any("tournament/engines.py:2: tournament.engines (tournament) imports gomocup_bot.brain.runner" in p for p in found), found
+
+
+def test_gomocup_bot_top_level_holds_only_the_entry_points_and_the_contract() -> None:
+    here = ROOT / "gomocup_bot"
+    files = {p.name for p in here.glob("*.py")}
+    packages = {p.name for p in here.iterdir() if (p / "__init__.py").exists()}
+    assert files == TOP_LEVEL
+    assert packages == PACKAGES
+    units = {f"gomocup_bot.{p.removesuffix('.py')}" for p in (files - {"__init__.py"}) | packages}
+    assert set(UNITS) - {"protocol", "tournament", "gomocup_bot"} == units
+
+
+def _python_files() -> list[Path]:
+    return [p for top in (*OURS, "tests", "benchmarks") for p in sorted((ROOT / top).rglob("*.py"))]
+
+
+@pytest.mark.parametrize("path", _python_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_name_of_ours_in_code_exists(path: Path) -> None:
+    """Imports (static or literal dynamic) and strings quoting a module of ours, in our packages,
+    the tests and the benchmarks: nothing names an old module path."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    name = module_name(path)
+    missing = []
+    for target, line, _ in imports_of(tree, name, path.name == "__init__.py"):
+        if is_ours(target) and stale(target):
+            missing.append(f"{line}: import {target}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            missing += [f"{node.lineno}: string {m}" for m in DOTTED.findall(node.value) if stale(m)]
+    assert not missing, "\n".join(missing)
+
+
+@pytest.mark.parametrize("path", [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))], ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_module_the_docs_name_exists(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    missing = [m for m in DOTTED.findall(text) if stale(m)]
+    missing += [p for p in re.findall(r"\b(?:gomocup_bot|protocol|tournament)/[\w/]*\w\.py\b", text) if not (ROOT / p).exists()]
+    assert not missing, "\n".join(missing)
