@@ -255,6 +255,11 @@ def gen_moves(b, side, w, ply, mode, tt_move):
 # the search
 
 
+# Both recursive kernels must see exactly one signature (numba's cache reloads a recursive
+# function by its first-inferred types): every call site passes int64 scalars, np.int64(q) for
+# squares read from int32 arrays.
+
+
 @njit(cache=True, nogil=True)
 def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
     """Horizon: stand pat on the evaluation, or play a four (a forced block follows)."""
@@ -273,7 +278,7 @@ def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
         if q < 0 or not legal_for(b, q, side) or ply >= MAX_PLY - 2:
             return -(WIN - ply - 2)
         make(b, q, side)
-        v = quiesce(b, 3 - side, -beta, -alpha, ply + 1, qdepth, q, w)
+        v = quiesce(b, 3 - side, -beta, -alpha, ply + 1, qdepth, np.int64(q), w)
         unmake(b)
         if v == NO_SCORE:
             return NO_SCORE
@@ -295,7 +300,7 @@ def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
         if not legal_for(b, q, side):
             continue
         make(b, q, side)
-        v = quiesce(b, 3 - side, -beta, -alpha, ply + 1, qdepth - 1, q, w)
+        v = quiesce(b, 3 - side, -beta, -alpha, ply + 1, qdepth - 1, np.int64(q), w)
         unmake(b)
         if v == NO_SCORE:
             return NO_SCORE
@@ -330,7 +335,7 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
             w.counter[K_NODES] += 1
             return WIN - ply - 5
     if depth <= 0 and nf == 0:
-        return quiesce(b, side, alpha, beta, ply, w.params[P_QDEPTH], last, w)
+        return quiesce(b, side, alpha, beta, ply, w.params[P_QDEPTH], np.int64(last), w)
     w.counter[K_NODES] += 1
     if w.stop[0] != 0:
         return NO_SCORE
@@ -397,13 +402,13 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
                 reduce = 1 if searched < 12 else 2
         make(b, q, side)
         if searched == 0:
-            v = negamax(b, 3 - side, child_depth, -beta, -alpha, ply + 1, q, w)
+            v = negamax(b, 3 - side, child_depth, -beta, -alpha, ply + 1, np.int64(q), w)
         else:
-            v = negamax(b, 3 - side, child_depth - reduce, -alpha - 1, -alpha, ply + 1, q, w)
+            v = negamax(b, 3 - side, child_depth - reduce, -alpha - 1, -alpha, ply + 1, np.int64(q), w)
             if v != NO_SCORE and -v > alpha and reduce > 0:
-                v = negamax(b, 3 - side, child_depth, -alpha - 1, -alpha, ply + 1, q, w)
+                v = negamax(b, 3 - side, child_depth, -alpha - 1, -alpha, ply + 1, np.int64(q), w)
             if v != NO_SCORE and -v > alpha and -v < beta:
-                v = negamax(b, 3 - side, child_depth, -beta, -alpha, ply + 1, q, w)
+                v = negamax(b, 3 - side, child_depth, -beta, -alpha, ply + 1, np.int64(q), w)
         unmake(b)
         if v == NO_SCORE:
             return NO_SCORE
@@ -448,11 +453,11 @@ def search_root(b, side, depth, alpha, beta, root_moves, root_scores, n_root, w)
         q = root_moves[i]
         make(b, q, side)
         if i == 0:
-            v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, q, w)
+            v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, np.int64(q), w)
         else:
-            v = negamax(b, 3 - side, depth - 1, -a - 1, -a, ply1, q, w)
+            v = negamax(b, 3 - side, depth - 1, -a - 1, -a, ply1, np.int64(q), w)
             if v != NO_SCORE and -v > a and -v < beta:
-                v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, q, w)
+                v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, np.int64(q), w)
         unmake(b)
         if v == NO_SCORE:
             break

@@ -156,8 +156,8 @@ class PvsSearcher:
                     factor = 1.0
                     if changed and depth > 4:
                         factor = 1.4
-                    elif stable >= 3:
-                        factor = 0.6
+                    elif stable >= 4:
+                        factor = 0.8
                     if prev_score is not None and out.score < prev_score - 40:
                         factor = max(factor, 1.5)
                     plan = t_start + (soft_deadline - t_start) * factor

@@ -15,7 +15,7 @@ MCTS_SHARED = "mcts-shared"  # the tree-parallel kernels (`parallel=tree`)
 _done: set[str] = set()
 
 
-def warm_up(parts: tuple[str, ...] = (TACTICS, ALPHABETA, MCTS, MCTS_PLAIN)) -> None:
+def warm_up(parts: tuple[str, ...] = (TACTICS, PVS, ALPHABETA, MCTS, MCTS_PLAIN)) -> None:
     todo = [p for p in parts if p not in _done]
     if not todo:
         return
