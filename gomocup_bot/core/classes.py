@@ -60,6 +60,13 @@ CLASS_NAMES = ("none", "forbid", "low", "two", "two2", "closed3", "closed3+", "t
 # Tuned by benchmarks/tune_eval.py; see docs/search.md for how.
 LINE_VALUE = np.array([0, 1, 3, 5, 12, 14, 14, 40, 60, 0], dtype=np.int32)
 CLASS_BONUS = np.array([0, 0, 0, 0, 2, 0, 4, 0, 6, 30, 0, 8, 40, 40, 0, 0], dtype=np.int32)
+# evaluation by class counts: for the side to move (EVAL_SELF) and for the opponent (EVAL_OPP),
+# score units per empty square of each class; fitted by benchmarks/tune_eval.py (logistic
+# regression of game results on these counts, 250 units per logit; docs/search.md)
+EVAL_SELF = np.array([0, 0, -12, -9, -10, -2, -2, 5, 22, 109, 21, 66, 353, 0, 0, 0], dtype=np.int64)
+EVAL_OPP = np.array([0, 0, -12, -9, -13, -4, -2, -5, 12, 48, 6, 62, 207, 127, 0, 0], dtype=np.int64)
+EVAL_TEMPO = 0
+
 # move ordering: own class (attack) and the opponent's class on the same square (defence)
 ATTACK_ORDER = np.array([0, 0, 1, 4, 8, 6, 10, 20, 26, 60, 30, 36, 300, 600, 5000, 0], dtype=np.int32)
 DEFEND_ORDER = np.array([0, 0, 1, 3, 6, 4, 7, 14, 18, 40, 22, 26, 200, 400, 3000, 0], dtype=np.int32)

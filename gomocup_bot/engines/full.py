@@ -33,6 +33,7 @@ DEFAULT_BACKEND = "ab"
 DEFAULT_THREADS = {"ab": 2, "mcts": 1}
 DEFAULT_REUSE = False
 DEFAULT_PARALLEL = "root"
+TACTICS_SHARE = 0.3  # of the planned time, at most, for the root's threat checks
 
 
 class FullEngine(SearchEngineBase):
@@ -107,6 +108,8 @@ class FullEngine(SearchEngineBase):
         budget = deadlines(request, self.level.time_share)
         allowed = None
         lost: list[int] = []
+        if self.backend == "ab" and pvs_supported(request.position):
+            return self._search_pvs(request, stop, view, budget)
         if self.tactics:
             share = max(budget.soft - time.monotonic(), 0.0)
             plan = analyse_root(view.cells, view.near, view.geo, view.side, stop.array,
@@ -129,6 +132,31 @@ class FullEngine(SearchEngineBase):
         else:
             result = self._search_mcts(request, stop, view, budget, allowed)
         return pad_alternatives(result, view, lost, request.nbest)
+
+    def _search_pvs(self, request, stop, view, budget) -> SearchResult:
+        """The one-board pipeline: the threat checks (`search.rootcheck`), then the PVS."""
+        from gomocup_bot.core.board import board_from_position
+        from gomocup_bot.search import rootcheck
+
+        board = board_from_position(request.position)
+        allowed = None
+        if self.tactics:
+            share = max(budget.soft - time.monotonic(), 0.0)
+            plan = rootcheck.analyse(board, view.side, stop.array, time.monotonic() + TACTICS_SHARE * share,
+                                     excluded=view.excluded)
+            if plan.move >= 0 and plan.move not in view.excluded:
+                report(request, "best", view, plan.move)
+                report(request, "summary", view, plan.move, winrate=1.0 if plan.proven > 0 else None,
+                       text=f"tactics {plan.reason} in {plan.seconds * 1000:.0f} ms ({plan.nodes} nodes)")
+                return make_result(view, plan.move, proven=plan.proven, pv=plan.line,
+                                   winrate=1.0 if plan.proven > 0 else None,
+                                   alternatives=[plan.move], nbest=request.nbest)
+            if plan.allowed is not None:
+                allowed = [p for p in plan.allowed if p not in view.excluded] or None
+        self._searchers(request)
+        threads = min(self.threads, free_cores()) if self.threads > 1 else 1
+        self._pvs.config.threads = threads
+        return pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs", board=board)
 
     def _search_mcts(self, request, stop, view, budget, allowed) -> SearchResult:
         searcher = self._mcts
@@ -175,9 +203,6 @@ class FullEngine(SearchEngineBase):
     def _search_ab(self, request, stop, view, budget, allowed) -> SearchResult:
         # the lazy-SMP helper only where a core is free for it right now (gomocup_bot.core.cpu)
         threads = min(self.threads, free_cores()) if self.threads > 1 else 1
-        if pvs_supported(request.position):
-            self._pvs.config.threads = threads
-            return pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs")
         if self._ab is None:  # caro and k > 5: the window-count alpha-beta
             from gomocup_bot.search.warm import warm_up
 

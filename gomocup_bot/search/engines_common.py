@@ -120,13 +120,14 @@ def pvs_supported(position) -> bool:
 
 
 def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView, budget, allowed,
-               label: str) -> SearchResult:
+               label: str, board=None) -> SearchResult:
     """Run the PVS searcher on the core board of the request and turn its answer into a
     `SearchResult`: one BEST line per change of mind, one summary line."""
     from gomocup_bot.core.board import board_from_position
     from gomocup_bot.search import pvs as K
 
-    board = board_from_position(request.position)
+    if board is None:
+        board = board_from_position(request.position)
     shown = {"move": -1}
 
     def on_iteration(out):

@@ -27,6 +27,9 @@ from gomocup_bot.core.classes import (
     C_FOUR,
     C_FOUR3,
     C_THREE,
+    EVAL_OPP,
+    EVAL_SELF,
+    EVAL_TEMPO,
     N_CLASSES,
     combo_tables,
 )
@@ -58,15 +61,15 @@ K_SELDEPTH = 1
 K_LEN = 4
 
 Work = namedtuple("Work", ["tt_key", "tt_data", "killers", "history", "moves", "scores", "counter",
-                           "params", "stop", "attack", "defend"])
+                           "params", "stop", "attack", "defend", "eval_self", "eval_opp"])
 
 
 def default_params() -> np.ndarray:
     p = np.zeros(P_LEN, dtype=np.int64)
     p[P_WIDTH] = 20
-    p[P_SELF] = 20
-    p[P_OPP] = 16
-    p[P_TEMPO] = 20
+    p[P_SELF] = 0  # the value sums' weights (sixteenths): off, the class counts fit better
+    p[P_OPP] = 0
+    p[P_TEMPO] = EVAL_TEMPO
     p[P_QDEPTH] = 8
     p[P_LMR_MIN] = 4
     return p
@@ -86,14 +89,14 @@ def new_work(board, tt, params: np.ndarray, stop: np.ndarray) -> Work:
     _, _, attack, defend = combo_tables(int(board.meta[M_RULE]) == RULE_RENJU)
     return Work(tt[0], tt[1], np.zeros(MAX_PLY * 2, dtype=np.int32), np.zeros(2 * size, dtype=np.int32),
                 np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32), np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32),
-                np.zeros(K_LEN, dtype=np.int64), params, stop, attack, defend)
+                np.zeros(K_LEN, dtype=np.int64), params, stop, attack, defend, EVAL_SELF.copy(), EVAL_OPP.copy())
 
 
 # ---------------------------------------------------------------------------------------------
 # transposition table
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, forceinline=True)
 def _pack(value, depth, flag, move):
     return (np.uint64(value + 32768) | (np.uint64(depth & 0xFF) << np.uint64(16))
             | (np.uint64(flag) << np.uint64(24)) | (np.uint64(move) << np.uint64(32)))
@@ -132,7 +135,7 @@ def tt_store(w, key, value, depth, flag, move):
     w.tt_key[slot] = key ^ data
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, forceinline=True)
 def _to_tt(v, ply):
     if v > WIN_BOUND:
         return v + ply
@@ -141,7 +144,7 @@ def _to_tt(v, ply):
     return v
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, forceinline=True)
 def _from_tt(v, ply):
     if v > WIN_BOUND:
         return v - ply
@@ -155,10 +158,15 @@ def _from_tt(v, ply):
 
 
 @njit(cache=True, nogil=True)
-def evaluate(b, side, params):
-    """Static value for ``side`` to move: its squares' value sum against the opponent's."""
+def evaluate(b, side, w):
+    """Static value for ``side`` to move: the fitted weights of both sides' threat-class counts
+    (plus, if weighted, the squares' value sums)."""
     me = side - 1
-    v = (b.ev[me] * params[P_SELF] - b.ev[1 - me] * params[P_OPP]) // 16 + params[P_TEMPO]
+    op = 1 - me
+    params = w.params
+    v = (b.ev[me] * params[P_SELF] - b.ev[op] * params[P_OPP]) // 16 + params[P_TEMPO]
+    for c in range(N_CLASSES):
+        v += w.eval_self[c] * b.cnt[me, c] - w.eval_opp[c] * b.cnt[op, c]
     if v > WIN_BOUND - 1:
         v = WIN_BOUND - 1
     elif v < -(WIN_BOUND - 1):
@@ -186,7 +194,7 @@ def find_class(b, side_i, cls, last):
     return -1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, forceinline=True)
 def _fours_of(b, me):
     return b.cnt[me, C_FOUR] + b.cnt[me, C_FOUR + 1] + b.cnt[me, C_FOUR3] + b.cnt[me, C_FLEX4]
 
@@ -287,7 +295,7 @@ def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
         return WIN - ply - 3
     if b.cnt[me, C_FOUR3] > 0 and _fours_of(b, op) == 0:
         return WIN - ply - 5
-    stand = evaluate(b, side, w.params)
+    stand = evaluate(b, side, w)
     if stand >= beta or qdepth <= 0 or ply >= MAX_PLY - 2 or _fours_of(b, me) == 0:
         return stand
     if stand > alpha:
@@ -344,7 +352,7 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
     if ply > w.counter[K_SELDEPTH]:
         w.counter[K_SELDEPTH] = ply
     if ply >= MAX_PLY - 2:
-        return evaluate(b, side, w.params)
+        return evaluate(b, side, w)
     # mate-distance pruning
     if alpha < -(WIN - ply):
         alpha = -(WIN - ply)

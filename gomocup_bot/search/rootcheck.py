@@ -1,0 +1,121 @@
+"""The root's threat checks on the core board, before the principal-variation search.
+
+In order: an own five; the opponent's five (block it, or the game is lost); an own VCF; an own
+VCT; then, if the opponent would have a VCT were it to move, the defence set -- the candidate
+moves after which the opponent's VCT no longer works -- which the tree search is then limited to.
+Each step runs against a share of the move's time (a watchdog raises the solvers' stop flag).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gomocup_bot.core.board import make, unmake
+from gomocup_bot.core.classes import C_FIVE, C_FLEX4, C_FOUR, C_FOUR3, C_FOURP
+from gomocup_bot.core.constants import M_SIZE
+from gomocup_bot.search import pvs as K
+from gomocup_bot.search.clock import Watchdog
+from gomocup_bot.search.vct import UNKNOWN, WIN, ThreatSolver
+
+VCF_NODES = 300_000
+VCT_DEPTH = 4  # threes in the attacker's line (fours are free)
+DEFENCE_WIDTH = 40  # candidate replies checked against the opponent's VCT
+
+
+@dataclass
+class RootPlan:
+    move: int = -1  # a decided move, -1 if the tree search decides
+    reason: str = ""  # win / block / lost / vcf / vct
+    proven: int = 0  # +1 win, -1 loss (as far as the checks can tell)
+    allowed: list[int] | None = None  # limit the tree search's root to these
+    line: list[int] = field(default_factory=list)
+    threat: list[int] = field(default_factory=list)  # the opponent's VCT line, when one was found
+    seconds: float = 0.0
+    nodes: int = 0
+
+
+def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=frozenset(),
+            vct_nodes: int = 400_000) -> RootPlan:
+    """Run the checks for ``side`` to move on ``board`` (restored on return) until ``deadline``."""
+    t0 = time.monotonic()
+    plan = RootPlan()
+    me, op = side - 1, 2 - side
+    if board.cnt[me, C_FIVE] > 0:
+        plan.move, plan.reason, plan.proven = K.find_class(board, me, C_FIVE, -1), "win", 1
+        return _done(plan, t0)
+    if board.cnt[op, C_FIVE] > 0:
+        q = K.find_class(board, op, C_FIVE, -1)
+        if board.cnt[op, C_FIVE] == 1 and K.legal_for(board, q, side):
+            plan.move, plan.reason = q, "block"
+        else:
+            plan.move, plan.reason, plan.proven = (q if K.legal_for(board, q, side) else -1), "lost", -1
+        return _done(plan, t0)
+    with Watchdog(stop_array, deadline) as abort:
+        solver = ThreatSolver(board, abort)
+        for vct, depth, nodes, reason in ((False, 0, VCF_NODES, "vcf"), (True, VCT_DEPTH, vct_nodes, "vct")):
+            result, line, n = solver.run(board, side, vct=vct, max_depth=depth, max_nodes=nodes)
+            plan.nodes += n
+            if result == WIN and line and line[0] not in excluded:
+                plan.move, plan.reason, plan.proven, plan.line = line[0], reason, 1, line
+                return _done(plan, t0)
+            if abort[0]:
+                return _done(plan, t0)
+        # the opponent's threats, as if it were to move
+        result, line, n = solver.run(board, 3 - side, vct=True, max_depth=VCT_DEPTH, max_nodes=vct_nodes)
+        plan.nodes += n
+        if result != WIN:
+            return _done(plan, t0)
+        plan.threat = line
+        plan.allowed = _defences(board, side, solver, abort, vct_nodes // 8, plan)
+    return _done(plan, t0)
+
+
+def _defences(board, side: int, solver: ThreatSolver, abort, nodes: int, plan: RootPlan) -> list[int] | None:
+    """The candidates after which the opponent has no VCT (unknown counts as a defence); own
+    fours only delay, so they are kept only when nothing else defends. None when the check ran out
+    of time before it could say anything."""
+    me = side - 1
+    buf = np.zeros(int(board.meta[M_SIZE]), dtype=np.int32)
+    work = K.new_work(board, K.new_tt(1 << 14), K.default_params(), np.zeros(1, dtype=np.int32))
+    n = K.root_candidates(board, side, work, buf)
+    cands = [int(q) for q in buf[:n]]
+    # the squares of the opponent's line first: that is where the defences usually are
+    first = [q for q in plan.threat if q in set(cands)]
+    cands = first + [q for q in cands if q not in set(first)]
+    kept: list[int] = []
+    fours: list[int] = []
+    checked = 0
+    for q in cands[:DEFENCE_WIDTH]:
+        if abort[0]:
+            break
+        four = board.cls[me, q] in (C_FOUR, C_FOURP, C_FOUR3, C_FLEX4)
+        make(board, q, side)
+        try:
+            result, _, n = solver.run(board, 3 - side, vct=True, max_depth=VCT_DEPTH, max_nodes=nodes)
+        finally:
+            unmake(board)
+        plan.nodes += n
+        checked += 1
+        if result != WIN:
+            (fours if four else kept).append(q)
+        if result == UNKNOWN and abort[0]:
+            break
+    if checked == 0:
+        return None
+    if kept:
+        return kept + fours
+    if fours:
+        return fours
+    # nothing defends: the position is lost to the VCT as far as we can see; let the search choose
+    plan.proven = -1
+    return None
+
+
+def _done(plan: RootPlan, t0: float) -> RootPlan:
+    plan.seconds = time.monotonic() - t0
+    return plan
+
+
+__all__ = ["RootPlan", "analyse", "C_FLEX4", "UNKNOWN"]

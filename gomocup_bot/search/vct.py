@@ -1,0 +1,314 @@
+"""Threat-space search on the pattern layer: VCF (fours only) and VCT (fours and threes).
+
+An AND/OR proof search, depth-first with iterative deepening on the number of attacker threats:
+
+* attacker node: an own five square wins; an opponent five square must be blocked (the block
+  costs no threat); an own open-four square, or a four-three square while the defender has no
+  four to interpose, wins; otherwise every threat square is tried -- fours (VCF mode), or fours,
+  open threes and double-three makers (VCT mode);
+* defender node: a five square of the attacker must be blocked (a renju foul square cannot be:
+  black loses); an open-four or four-three square of the attacker must be answered: the defender
+  may play any square where the attacker would make a four (the blocks of every three, near and
+  far) or any own four (counter-play, which the attacker must block in turn), and the attack
+  succeeds only if it succeeds against every one of them. No pending threat: the attack failed.
+
+The replies are a superset of the moves that stop the threat, so a proof is a proof. Proven
+failures are stored with their depth in a small table (a failure at depth d holds for every
+smaller depth); the search gives up (unknown) on its node budget or the stop flag. Renju: black's
+threats on foul squares are never played, and a defender's block on a foul square is no block.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from gomocup_bot.core.board import make, unmake
+from gomocup_bot.core.classes import (
+    C_DOUBLE3,
+    C_FIVE,
+    C_FLEX4,
+    C_FOUR,
+    C_FOUR3,
+    C_FOURP,
+    C_THREE,
+    C_THREEP,
+    combo_tables,
+)
+from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_PAD, M_RULE, M_SIZE, M_STRIDE, M_WIDTH, RULE_RENJU
+from gomocup_bot.search.pvs import find_class, legal_for
+
+WIN, FAIL, UNKNOWN = 1, 0, -1
+MAX_PLY = 128
+MAX_GEN = 64  # moves a node keeps (threats are few; more means a wild position)
+ATTACKER_SALT = np.uint64(0x5D4C3B2A19081726)
+VCT_SALT = np.uint64(0x3C6EF372FE94F82B)  # VCF failures say nothing of VCT
+
+ThreatWork = namedtuple("ThreatWork", ["tt_key", "tt_depth", "moves", "scores", "line", "counter", "limits",
+                                       "stop", "attack"])
+# counter: [nodes, best line length]; limits: [max nodes, vct (1) or vcf (0)]
+
+
+def new_work(board, stop, tt_entries: int = 1 << 16) -> ThreatWork:
+    n = 1024
+    while n * 2 <= tt_entries:
+        n *= 2
+    _, _, attack, _ = combo_tables(int(board.meta[M_RULE]) == RULE_RENJU)
+    return ThreatWork(np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.int8),
+                      np.zeros(MAX_PLY * MAX_GEN, dtype=np.int32), np.zeros(MAX_PLY * MAX_GEN, dtype=np.int32),
+                      np.full(MAX_PLY, -1, dtype=np.int32), np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64),
+                      stop, attack)
+
+
+@njit(cache=True, nogil=True, forceinline=True)
+def _is_four_class(c):
+    return c >= C_FOUR and c < C_FIVE
+
+
+@njit(cache=True, nogil=True)
+def _gen_attacks(b, a, ply, w):
+    """The attacker's threat squares, best first; returns the count."""
+    ai = a - 1
+    vct = w.limits[1] != 0
+    base0 = ply * MAX_GEN
+    n = 0
+    width = b.meta[M_WIDTH]
+    for y in range(b.meta[M_HEIGHT]):
+        base = (y + b.meta[M_PAD]) * b.meta[M_STRIDE] + b.meta[M_PAD]
+        for q in range(base, base + width):
+            if b.cells[q] != EMPTY or b.nbr[q] == 0:
+                continue
+            c = b.cls[ai, q]
+            if c == C_FOUR or c == C_FOURP or c == C_FOUR3:  # (a four-three the defender can answer with a four)
+                sc = 1000 + w.attack[ai, b.combo[ai, q]]
+            elif vct and (c == C_THREE or c == C_THREEP or c == C_DOUBLE3):
+                sc = w.attack[ai, b.combo[ai, q]]
+            else:
+                continue
+            if n >= MAX_GEN:
+                break
+            w.moves[base0 + n] = q
+            w.scores[base0 + n] = sc
+            n += 1
+    _sort(w, base0, n)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _gen_replies(b, a, ply, w):
+    """The defender's answers to a pending threat: squares where the attacker makes a four, and
+    the defender's own fours; returns the count."""
+    ai = a - 1
+    di = 1 - ai
+    base0 = ply * MAX_GEN
+    n = 0
+    width = b.meta[M_WIDTH]
+    for y in range(b.meta[M_HEIGHT]):
+        base = (y + b.meta[M_PAD]) * b.meta[M_STRIDE] + b.meta[M_PAD]
+        for q in range(base, base + width):
+            if b.cells[q] != EMPTY:
+                continue
+            ca = b.cls[ai, q]
+            cd = b.cls[di, q]
+            if not (_is_four_class(ca) or _is_four_class(cd)):
+                continue
+            if n >= MAX_GEN:
+                break
+            w.moves[base0 + n] = q
+            w.scores[base0 + n] = np.int32(ca) * 16 + cd
+            n += 1
+    _sort(w, base0, n)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _sort(w, base0, n):
+    for i in range(1, n):
+        q = w.moves[base0 + i]
+        sc = w.scores[base0 + i]
+        j = i - 1
+        while j >= 0 and w.scores[base0 + j] < sc:
+            w.moves[base0 + j + 1] = w.moves[base0 + j]
+            w.scores[base0 + j + 1] = w.scores[base0 + j]
+            j -= 1
+        w.moves[base0 + j + 1] = q
+        w.scores[base0 + j + 1] = sc
+
+
+@njit(cache=True, nogil=True, forceinline=True)
+def _key(b, a, vct):
+    k = b.hash[0]
+    if a == 2:
+        k ^= ATTACKER_SALT
+    if vct != 0:
+        k ^= VCT_SALT
+    return k
+
+
+@njit(cache=True, nogil=True)
+def node(b, a, attacking, depth, ply, last, w):
+    """Attacker ``a`` to move (``attacking`` 1) or the defender facing its last threat (0): can the
+    attacker force a win within ``depth`` more threats? WIN/FAIL/UNKNOWN. One self-recursive
+    kernel (numba caches self-recursion; every call passes int64 scalars)."""
+    if attacking == 0:  # the defender (the side not ``a``) to move, facing the last threat
+        ai = a - 1
+        di = 1 - ai
+        d = 3 - a
+        w.counter[0] += 1
+        if b.cnt[di, C_FIVE] > 0:
+            return FAIL  # the defender wins first
+        na = b.cnt[ai, C_FIVE]
+        if na >= 2:
+            w.line[ply] = find_class(b, ai, C_FIVE, last)
+            w.counter[1] = ply + 1
+            return WIN
+        if na == 1:
+            q = find_class(b, ai, C_FIVE, last)
+            if q < 0:
+                return FAIL
+            if not legal_for(b, q, d):
+                w.line[ply] = q
+                w.counter[1] = ply + 1
+                return WIN  # renju: black cannot block on a foul square
+            make(b, q, d)
+            r = node(b, a, np.int64(1), depth, ply + 1, np.int64(q), w)
+            unmake(b)
+            if r == WIN:
+                w.line[ply] = q
+            return r
+        if w.limits[1] == 0 or (b.cnt[ai, C_FLEX4] == 0 and b.cnt[ai, C_FOUR3] == 0):
+            return FAIL  # nothing pending (VCF: only a four is pending): the attacker lost the initiative
+        n = _gen_replies(b, a, ply, w)
+        base0 = ply * MAX_GEN
+        first = -1
+        for i in range(n):
+            q = w.moves[base0 + i]
+            if not legal_for(b, q, d):
+                continue
+            make(b, q, d)
+            r = node(b, a, np.int64(1), depth, ply + 1, np.int64(q), w)
+            unmake(b)
+            if r != WIN:
+                return r
+            if first < 0:
+                first = q
+        if first < 0:
+            return WIN if n > 0 else FAIL  # renju: every reply a foul square for black
+        # the line shows the first (most natural) reply; re-run it so the deeper line is its own
+        make(b, first, d)
+        node(b, a, np.int64(1), depth, ply + 1, np.int64(first), w)
+        unmake(b)
+        w.line[ply] = first
+        return WIN
+
+    ai = a - 1
+    di = 1 - ai
+    w.counter[0] += 1
+    if w.counter[0] > w.limits[0] or w.stop[0] != 0:
+        return UNKNOWN
+    if ply >= MAX_PLY - 4:
+        return FAIL
+    if b.cnt[ai, C_FIVE] > 0:
+        w.line[ply] = find_class(b, ai, C_FIVE, last)
+        w.counter[1] = ply + 1
+        return WIN
+    nd = b.cnt[di, C_FIVE]
+    if nd >= 2:
+        return FAIL
+    if nd == 1:
+        q = find_class(b, di, C_FIVE, last)
+        if q < 0 or not legal_for(b, q, a):
+            return FAIL
+        make(b, q, a)
+        r = node(b, a, np.int64(0), depth, ply + 1, np.int64(q), w)
+        unmake(b)
+        if r == WIN:
+            w.line[ply] = q
+        return r
+    fours_d = b.cnt[di, C_FOUR] + b.cnt[di, C_FOURP] + b.cnt[di, C_FOUR3] + b.cnt[di, C_FLEX4]
+    if b.cnt[ai, C_FLEX4] > 0 or (b.cnt[ai, C_FOUR3] > 0 and fours_d == 0):
+        q = find_class(b, ai, C_FLEX4, last)
+        if q < 0:
+            q = find_class(b, ai, C_FOUR3, last)
+        w.line[ply] = q
+        w.counter[1] = ply + 1
+        return WIN
+    if depth < 0:
+        return FAIL
+    key = _key(b, a, w.limits[1])
+    mask = np.uint64(w.tt_key.shape[0] - 1)
+    slot = key & mask
+    if w.tt_key[slot] == key and w.tt_depth[slot] >= depth + 1:
+        return FAIL
+    n = _gen_attacks(b, a, ply, w)
+    base0 = ply * MAX_GEN
+    unknown = False
+    for i in range(n):
+        q = w.moves[base0 + i]
+        if not legal_for(b, q, a):
+            continue
+        # a four forces its block: only threes spend the depth
+        cost = 0 if w.scores[base0 + i] >= 1000 else 1
+        if cost > depth:
+            continue
+        make(b, q, a)
+        r = node(b, a, np.int64(0), depth - cost, ply + 1, np.int64(q), w)
+        unmake(b)
+        if r == WIN:
+            w.line[ply] = q
+            return WIN
+        if r == UNKNOWN:
+            unknown = True
+            if w.counter[0] > w.limits[0] or w.stop[0] != 0:
+                return UNKNOWN
+    if unknown:
+        return UNKNOWN
+    if w.tt_key[slot] != key or w.tt_depth[slot] < depth + 1:
+        w.tt_key[slot] = key
+        w.tt_depth[slot] = depth + 1  # stored + 1: 0 marks an empty slot
+    return FAIL
+
+
+@njit(cache=True, nogil=True)
+def solve(b, a, max_depth, w):
+    """Attacker ``a`` (to move): VCF (fours only, one pass), or VCT by iterative deepening on the
+    number of threes 0..max_depth; (result, threes used)."""
+    result = FAIL
+    first = 0 if w.limits[1] != 0 else max_depth
+    for depth in range(first, max_depth + 1):
+        r = node(b, a, np.int64(1), np.int64(depth), np.int64(0), np.int64(-1), w)
+        if r == WIN:
+            return WIN, depth
+        if r == UNKNOWN:
+            result = UNKNOWN
+            break
+    return result, 0
+
+
+class ThreatSolver:
+    """VCF/VCT for either side of a core board, with a node budget; keeps its failure table across
+    calls on the same game (proven failures stay proven)."""
+
+    def __init__(self, board, stop=None, tt_entries: int = 1 << 16) -> None:
+        self.stop = stop if stop is not None else np.zeros(1, dtype=np.int32)
+        self.work = new_work(board, self.stop, tt_entries)
+
+    def run(self, board, attacker: int, *, vct: bool, max_depth: int, max_nodes: int) -> tuple[int, list[int], int]:
+        """(WIN/FAIL/UNKNOWN, the winning line from the attacker's first move, nodes)."""
+        w = self.work
+        w.counter[:] = 0
+        w.limits[0] = max_nodes
+        w.limits[1] = 1 if vct else 0
+        w.line[:] = -1
+        result, _ = solve(board, attacker, max_depth, w)
+        line: list[int] = []
+        if result == WIN:
+            for q in w.line[:max(0, int(w.counter[1]))]:
+                if q < 0:
+                    break
+                line.append(int(q))
+        return int(result), line, int(w.counter[0])
+
+
+__all__ = ["WIN", "FAIL", "UNKNOWN", "ThreatSolver", "solve", "new_work", "M_SIZE"]
