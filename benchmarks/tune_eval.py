@@ -55,7 +55,7 @@ def features(b, side: int) -> np.ndarray | None:
     if cnt[me, C_FOUR3] and fours_op == 0:
         return None
     row = [float(cnt[me, c]) for c in FEATURE_CLASSES] + [float(cnt[op, c]) for c in FEATURE_CLASSES]
-    return np.array(row + [float(b.ev[me]), float(b.ev[op])])
+    return np.array(row)
 
 
 def rows_from_game(moves: list[tuple[int, int]], winner: int, rule: int, skip: int) -> list[tuple[np.ndarray, float]]:
@@ -175,9 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     if not rows:
         print("no positions", file=sys.stderr)
         return 1
-    allx = np.array([r[0] for r in rows])
+    x = np.array([r[0] for r in rows])
     y = np.array([r[1] for r in rows])
-    x = allx[:, :-2]  # the class counts; the last two columns are the value sums (compared below)
     # hold out a tenth to report the fit honestly
     idx = np.random.default_rng(args.seed).permutation(len(x))
     cut = len(x) // 10
@@ -191,11 +190,6 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"{len(games)} games, {len(x)} positions; log loss train {loss(train):.4f} test {loss(test):.4f} "
           f"(constant {float(-np.log(0.5)):.4f})", file=sys.stderr)
-    for name, cols in (("value sums only", [-2, -1]), ("class counts + value sums", list(range(allx.shape[1])))):
-        w2, b2 = fit(allx[train][:, cols], y[train])
-        p2 = np.clip(1 / (1 + np.exp(-(allx[test][:, cols] @ w2 + b2))), 1e-6, 1 - 1e-6)
-        ll = float(-np.mean(y[test] * np.log(p2) + (1 - y[test]) * np.log(1 - p2)))
-        print(f"compare: {name}: test log loss {ll:.4f}", file=sys.stderr)
     k = len(FEATURE_CLASSES)
     self_w = np.zeros(N_CLASSES, dtype=np.int64)
     opp_w = np.zeros(N_CLASSES, dtype=np.int64)

@@ -13,7 +13,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "brain": ("gomocup_bot.brain.main", "run the stdio brain (the default when no subcommand is given)"),
     "serve": ("gomocup_bot.net.server", "serve brain sessions over TCP"),
     "connect": ("gomocup_bot.net.relay", "a stdio brain that relays to a remote `gomocup-bot serve`"),
-    "bench": ("gomocup_bot.core.bench", "measure the engine core's speed and print a node checksum"),
+    "bench": ("gomocup_bot.bench", "measure the engine core's and the search's speed, with node checksums"),
     "warmup": ("gomocup_bot.warmup", "compile every numba kernel into the on-disk cache"),
     "experiment": ("gomocup_bot.experiments", "reproduce the papers' experiments and write reports"),
 }

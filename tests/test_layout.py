@@ -35,6 +35,7 @@ UNITS = (
     "gomocup_bot.net",
     "gomocup_bot.experiments",
     "gomocup_bot.warmup",
+    "gomocup_bot.bench",
     "gomocup_bot.cli",
     "gomocup_bot.__main__",
     "gomocup_bot",  # the package itself: `__version__` only
@@ -54,6 +55,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         {"gomocup_bot.core", "gomocup_bot.engine", "gomocup_bot.engines", "gomocup_bot.search", "protocol"}
     ),
     "gomocup_bot.warmup": frozenset({"gomocup_bot.core", "gomocup_bot.search"}),  # above both kernel packages
+    "gomocup_bot.bench": frozenset({"gomocup_bot.core", "gomocup_bot.search"}),  # likewise
     "gomocup_bot.cli": frozenset(set(UNITS) - {"tournament"}),  # the top: dispatches to every subcommand
     "gomocup_bot.__main__": frozenset({"gomocup_bot.cli"}),
     "tournament": frozenset({"protocol"}),  # our engines only as `builtin:` command lines, plus:
@@ -68,7 +70,7 @@ TOURNAMENT_EXCEPTIONS = frozenset(
     }
 )
 # what `gomocup_bot/` holds at its top level: everything else lives in a package
-TOP_LEVEL = {"__init__.py", "__main__.py", "cli.py", "engine.py", "warmup.py"}
+TOP_LEVEL = {"__init__.py", "__main__.py", "cli.py", "engine.py", "warmup.py", "bench.py"}
 PACKAGES = {"brain", "core", "engines", "experiments", "net", "search"}
 
 DYNAMIC_CALLS = {"import_module", "find_spec", "__import__"}

@@ -164,20 +164,3 @@ def run(scale: float = 1.0) -> dict[str, float]:
     res["vcf_nodes_per_s"] = nodes_total / vcf_cpu if vcf_cpu > 0 else 0.0
     res["checksum"] = checksum
     return res
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="gomocup-bot bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a short smoke run (numbers are rough)")
-    parser.add_argument("--scale", type=float, default=None, help="multiply the amount of work")
-    args = parser.parse_args(argv)
-    scale = args.scale if args.scale is not None else (0.05 if args.quick else 1.0)
-    t0 = time.perf_counter()
-    res = run(scale)
-    width = max(len(k) for k in res)
-    for key, value in res.items():
-        text = f"{value:.0f}" if key in ("checksum", "vcf_nodes") else f"{value:,.2f}"
-        print(f"{key:<{width}}  {text}")
-    print(f"{'wall_s':<{width}}  {time.perf_counter() - t0:.1f}")
-    sys.stdout.flush()
-    return 0

@@ -15,10 +15,9 @@ Incremental state, all restored exactly by `unmake`:
 - `stack` int32: the moves made, `meta[M_NMOVES]` of them;
 - the pattern layer (table boards only, `core.classes`): per empty square, colour and direction
   the line code `lc[colour-1 << 2 | d]` (from `ltab`), the four codes' combo `combo[colour-1]`, its
-  threat class `cls[colour-1]` (from `ctab`), per colour the count of empty squares in each class
-  `cnt[colour-1]`, and per colour the sum of the squares' values `ev[colour-1]` (from `vtab`, the
-  evaluation's incremental part). Occupied squares keep the codes they had when they were filled
-  and are left out of `cnt`/`ev`: with strictly last-in-first-out make/unmake those codes are
+  threat class `cls[colour-1]` (from `ctab`), and per colour the count of empty squares in each
+  class `cnt[colour-1]` (what the search's tactics and evaluation read). Occupied squares keep the codes they had when they were filled
+  and are left out of `cnt`: with strictly last-in-first-out make/unmake those codes are
   exact again when the stone is taken back.
 """
 from __future__ import annotations
@@ -55,7 +54,7 @@ from .classes import N_CLASSES, combo_tables, line_code_tables
 from .tables import pattern_tables
 
 Board = namedtuple("Board", ["cells", "keys", "nbr", "zobrist", "hash", "stack", "meta", "dirs", "kdelta", "table",
-                             "lc", "combo", "cls", "cnt", "ev", "ltab", "ctab", "vtab"])
+                             "lc", "combo", "cls", "cnt", "ltab", "ctab"])
 
 MIN_SIDE = 3
 MAX_SIDE = 32
@@ -111,7 +110,7 @@ def new_board(width: int, height: int, k: int = 5, rule: int = RULE_FREESTYLE) -
         ltab = table
         keys = np.zeros((4, size), dtype=np.int64)
         kdelta = np.zeros((2, 2 * TABLE_MAX_K), dtype=np.int64)
-    ctab, vtab, _, _ = combo_tables(renju)
+    ctab, _, _ = combo_tables(renju)
     rng = np.random.default_rng(ZOBRIST_SEED + 7919 * width + 104729 * height)
     zobrist = rng.integers(1, 2**63, size=(4, size), dtype=np.int64).astype(np.uint64)
     meta = np.zeros(M_LEN, dtype=np.int32)
@@ -133,10 +132,8 @@ def new_board(width: int, height: int, k: int = 5, rule: int = RULE_FREESTYLE) -
         combo=np.zeros((2, size), dtype=np.int32),
         cls=np.zeros((2, size), dtype=np.uint8),
         cnt=np.zeros((2, N_CLASSES), dtype=np.int32),
-        ev=np.zeros(2, dtype=np.int64),
         ltab=ltab,
         ctab=ctab,
-        vtab=vtab,
     )
     recompute(board)
     return board
@@ -219,7 +216,6 @@ def on_board(b, x, y):
 def rebuild_layer(b):
     """The pattern layer from the keys, from scratch (creation, blocked squares, tests)."""
     b.cnt[:, :] = 0
-    b.ev[:] = 0
     if not b.meta[M_TABLE]:
         return
     w = b.meta[M_WIDTH]
@@ -240,7 +236,6 @@ def rebuild_layer(b):
                 b.combo[side, q] = c
                 b.cls[side, q] = b.ctab[side, c]
                 b.cnt[side, b.cls[side, q]] += 1
-                b.ev[side] += b.vtab[side, c]
 
 
 @njit(cache=True, nogil=True, forceinline=True)
@@ -269,14 +264,11 @@ def make(b, p, colour):
         combo = b.combo
         cls = b.cls
         cnt = b.cnt
-        ev = b.ev
         ltab = b.ltab
         ctab = b.ctab
-        vtab = b.vtab
         cells = b.cells
         for side in range(2):  # the stone's own square leaves the layer
             cnt[side, cls[side, up]] -= 1
-            ev[side] -= vtab[side, np.uint64(combo[side, up])]
         pw = np.int32(1)
         for d in range(4):
             s = b.dirs[d]
@@ -300,7 +292,6 @@ def make(b, p, colour):
                         cls[side, q] = ncls
                         cnt[side, ocls] -= 1
                         cnt[side, ncls] += 1
-                        ev[side] += vtab[side, np.uint64(nc)] - vtab[side, np.uint64(oc)]
             pw *= np.int32(10)
     s = b.meta[M_STRIDE]
     nbr = b.nbr
@@ -341,10 +332,8 @@ def unmake(b):
         combo = b.combo
         cls = b.cls
         cnt = b.cnt
-        ev = b.ev
         ltab = b.ltab
         ctab = b.ctab
-        vtab = b.vtab
         cells = b.cells
         pw = np.int32(1)
         for d in range(4):
@@ -369,11 +358,9 @@ def unmake(b):
                         cls[side, q] = ncls
                         cnt[side, ocls] -= 1
                         cnt[side, ncls] += 1
-                        ev[side] += vtab[side, np.uint64(nc)] - vtab[side, np.uint64(oc)]
             pw *= np.int32(10)
         for side in range(2):  # the square is empty again: its (still exact) codes count again
             cnt[side, cls[side, up]] += 1
-            ev[side] += vtab[side, np.uint64(combo[side, up])]
     s = b.meta[M_STRIDE]
     nbr = b.nbr
     one = np.uint64(1)
@@ -461,7 +448,7 @@ def copy_board(b):
     return Board(
         b.cells.copy(), b.keys.copy(), b.nbr.copy(), b.zobrist, b.hash.copy(),
         b.stack.copy(), b.meta.copy(), b.dirs, b.kdelta, b.table,
-        b.lc.copy(), b.combo.copy(), b.cls.copy(), b.cnt.copy(), b.ev.copy(), b.ltab, b.ctab, b.vtab,
+        b.lc.copy(), b.combo.copy(), b.cls.copy(), b.cnt.copy(), b.ltab, b.ctab,
     )
 
 

@@ -3,7 +3,8 @@
 A square's four line codes (`P_*`, one per direction, what a stone of one colour there makes on
 that line) combine into one small integer, the *combo* ``c0 + 10·c1 + 100·c2 + 1000·c3`` (code 9
 is renju black's overline maker). One lookup in `class_table` turns a combo into a *threat class*
-(`C_*`, ordered by strength), one lookup in the value table into the square's evaluation share.
+(`C_*`, ordered by strength), one lookup in the ordering tables into the square's move-ordering
+score.
 The board keeps the combo, the class and per-side counts of squares in each class incrementally
 (`core.board.make`), so "can the side to move make five", "does the opponent have an open-four
 point" are O(1) questions for the search.
@@ -55,19 +56,16 @@ N_CLASSES = 16  # (padded so a side's counts are 16 int32s)
 CLASS_NAMES = ("none", "forbid", "low", "two", "two2", "closed3", "closed3+", "three", "three+",
                "double3", "four", "four+", "four3", "flex4", "five")
 
-# evaluation: what one empty square is worth to the side that could play there, by line code
-# (summed over its four lines) and by class (combination bonus). Units: the search's score units.
-# Tuned by benchmarks/tune_eval.py; see docs/search.md for how.
-LINE_VALUE = np.array([0, 1, 3, 5, 12, 14, 14, 40, 60, 0], dtype=np.int32)
-CLASS_BONUS = np.array([0, 0, 0, 0, 2, 0, 4, 0, 6, 30, 0, 8, 40, 40, 0, 0], dtype=np.int32)
 # evaluation by class counts: for the side to move (EVAL_SELF) and for the opponent (EVAL_OPP),
 # score units per empty square of each class; fitted by benchmarks/tune_eval.py (logistic
 # regression of game results on these counts, 250 units per logit; docs/search.md)
-EVAL_SELF = np.array([0, 0, -12, -9, -10, -2, -2, 5, 22, 109, 21, 66, 353, 0, 0, 0], dtype=np.int64)
-EVAL_OPP = np.array([0, 0, -12, -9, -13, -4, -2, -5, 12, 48, 6, 62, 207, 127, 0, 0], dtype=np.int64)
-EVAL_TEMPO = 0
+EVAL_SELF = np.array([0, 0, -3, -1, 6, 5, 5, 30, 43, 107, 58, 100, 581, 0, 0, 0], dtype=np.int64)
+EVAL_OPP = np.array([0, 0, -3, -2, 5, 4, 6, 12, 35, 94, 43, 94, 223, 152, 0, 0], dtype=np.int64)
+EVAL_TEMPO = -17
 
-# move ordering: own class (attack) and the opponent's class on the same square (defence)
+# move ordering: own class (attack) and the opponent's class on the same square (defence), plus a
+# small sum over the square's four line codes (breaks ties between squares of one class)
+LINE_ORDER = np.array([0, 0, 1, 1, 3, 3, 3, 8, 12, 0], dtype=np.int32)
 ATTACK_ORDER = np.array([0, 0, 1, 4, 8, 6, 10, 20, 26, 60, 30, 36, 300, 600, 5000, 0], dtype=np.int32)
 DEFEND_ORDER = np.array([0, 0, 1, 3, 6, 4, 7, 14, 18, 40, 22, 26, 200, 400, 3000, 0], dtype=np.int32)
 
@@ -115,21 +113,19 @@ def _combo_counts() -> np.ndarray:
 
 
 @lru_cache(maxsize=None)
-def combo_tables(renju: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(class uint8[2, N_COMBOS], value int32[2, N_COMBOS], attack int32[2, N_COMBOS],
-    defence int32[2, N_COMBOS]); row 0 black, row 1 white. Under renju black's fouls get
-    `C_FORBID` in the class row, while the ordering rows keep the plain class (a shape that the
-    exact check finds legal is still ordered by what it threatens)."""
+def combo_tables(renju: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(class uint8[2, N_COMBOS], attack int32[2, N_COMBOS], defence int32[2, N_COMBOS]); row 0
+    black, row 1 white. Under renju black's fouls get `C_FORBID` in the class row, while the
+    ordering rows keep the plain class (a shape that the exact check finds legal is still ordered
+    by what it threatens). Writable on purpose: numba compiles read-only arrays into a far slower
+    kernel (measured: make/unmake 400 ns -> 13 us)."""
     counts = _combo_counts()
     plain = classify(counts, False)
     cls = np.stack([classify(counts, renju), plain])
-    value = (counts[:, :N_CODES] * LINE_VALUE[None, :]).sum(axis=1).astype(np.int32) + CLASS_BONUS[plain]
-    values = np.stack([value, value])
-    if renju:
-        values[0, cls[0] == C_FORBID] = 0
-    attack = np.stack([ATTACK_ORDER[plain] + value // 4, ATTACK_ORDER[plain] + value // 4]).astype(np.int32)
-    defence = np.stack([DEFEND_ORDER[plain] + value // 5, DEFEND_ORDER[plain] + value // 5]).astype(np.int32)
-    return cls, values, attack, defence
+    lines = (counts[:, :N_CODES] * LINE_ORDER[None, :]).sum(axis=1).astype(np.int32)
+    attack = np.stack([ATTACK_ORDER[plain] + lines, ATTACK_ORDER[plain] + lines]).astype(np.int32)
+    defence = np.stack([DEFEND_ORDER[plain] + lines, DEFEND_ORDER[plain] + lines]).astype(np.int32)
+    return cls, attack, defence
 
 
 def line_code_tables(pattern_table: np.ndarray, plain_black: np.ndarray | None) -> np.ndarray:

@@ -7,7 +7,7 @@ depth spent), an opponent open-four point (an open three on the board) leaves on
 that stop it plus our own fours. Quiet nodes order every candidate (empty, a stone within two
 squares) by its class for both sides, the hash move, two killers and the history table, keep the
 best `P_WIDTH`, and reduce late quiet moves (LMR). At the horizon a quiescence search plays the
-side's fours (a VCF probe) over a stand-pat evaluation, the board's incremental value sums.
+side's fours (a VCF probe) over a stand-pat evaluation, the fitted weights of both sides' threat-class counts.
 
 The transposition table is two uint64 arrays (key XOR data, data): lockless, so the lazy-SMP
 helper thread shares it; two slots a bucket, the first kept for the deeper entry.
@@ -47,13 +47,11 @@ FLAG_UPPER, FLAG_LOWER, FLAG_EXACT = 1, 2, 3
 
 # params
 P_WIDTH = 0  # moves kept at a quiet inner node
-P_SELF = 1  # evaluation: weight of the side to move's value sum (sixteenths)
-P_OPP = 2  # weight of the opponent's (sixteenths)
-P_TEMPO = 3
-P_QDEPTH = 4  # fours the quiescence may play in a row
-P_LMR_MIN = 5  # first move index that may be reduced
-P_MAX_NODES = 6  # 0 = no limit
-P_LEN = 8
+P_TEMPO = 1
+P_QDEPTH = 2  # fours the quiescence may play in a row
+P_LMR_MIN = 3  # first move index that may be reduced
+P_MAX_NODES = 4  # 0 = no limit
+P_LEN = 6
 
 # counters
 K_NODES = 0
@@ -67,8 +65,6 @@ Work = namedtuple("Work", ["tt_key", "tt_data", "killers", "history", "moves", "
 def default_params() -> np.ndarray:
     p = np.zeros(P_LEN, dtype=np.int64)
     p[P_WIDTH] = 20
-    p[P_SELF] = 0  # the value sums' weights (sixteenths): off, the class counts fit better
-    p[P_OPP] = 0
     p[P_TEMPO] = EVAL_TEMPO
     p[P_QDEPTH] = 8
     p[P_LMR_MIN] = 4
@@ -86,7 +82,7 @@ def new_tt(n_bytes: int) -> tuple[np.ndarray, np.ndarray]:
 def new_work(board, tt, params: np.ndarray, stop: np.ndarray) -> Work:
     """Per-thread scratch around a shared table ``tt`` (the history and killers are per thread)."""
     size = int(board.meta[M_SIZE])
-    _, _, attack, defend = combo_tables(int(board.meta[M_RULE]) == RULE_RENJU)
+    _, attack, defend = combo_tables(int(board.meta[M_RULE]) == RULE_RENJU)
     return Work(tt[0], tt[1], np.zeros(MAX_PLY * 2, dtype=np.int32), np.zeros(2 * size, dtype=np.int32),
                 np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32), np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32),
                 np.zeros(K_LEN, dtype=np.int64), params, stop, attack, defend, EVAL_SELF.copy(), EVAL_OPP.copy())
@@ -159,12 +155,10 @@ def _from_tt(v, ply):
 
 @njit(cache=True, nogil=True)
 def evaluate(b, side, w):
-    """Static value for ``side`` to move: the fitted weights of both sides' threat-class counts
-    (plus, if weighted, the squares' value sums)."""
+    """Static value for ``side`` to move: the fitted weights of both sides' threat-class counts."""
     me = side - 1
     op = 1 - me
-    params = w.params
-    v = (b.ev[me] * params[P_SELF] - b.ev[op] * params[P_OPP]) // 16 + params[P_TEMPO]
+    v = w.params[P_TEMPO]
     for c in range(N_CLASSES):
         v += w.eval_self[c] * b.cnt[me, c] - w.eval_opp[c] * b.cnt[op, c]
     if v > WIN_BOUND - 1:
@@ -209,7 +203,7 @@ def legal_for(b, q, side):
 
 @njit(cache=True, nogil=True)
 def gen_moves(b, side, w, ply, mode, tt_move):
-    """Fill w.moves[ply*MAX_MOVES:] with ordered candidates; returns the count.
+    """Fill w.moves[ply*MAX_MOVES:] with scored candidates (unsorted); returns the count.
 
     mode 0: every candidate; mode 1: defence against an open-four point (squares where the
     opponent would make a four, plus our own fours); mode 2: our fours only (quiescence).
@@ -245,7 +239,12 @@ def gen_moves(b, side, w, ply, mode, tt_move):
             w.moves[base0 + n] = q
             w.scores[base0 + n] = sc
             n += 1
-    # insertion sort, best first (n is small; most nodes cut after the first few moves)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def sort_moves(w, base0, n):
+    """Insertion sort of moves[base0:base0+n] by score, best first."""
     for i in range(1, n):
         q = w.moves[base0 + i]
         sc = w.scores[base0 + i]
@@ -256,7 +255,24 @@ def gen_moves(b, side, w, ply, mode, tt_move):
             j -= 1
         w.moves[base0 + j + 1] = q
         w.scores[base0 + j + 1] = sc
-    return n
+
+
+@njit(cache=True, nogil=True, forceinline=True)
+def pick_next(w, base0, i, n):
+    """Bring the best of moves[base0+i:base0+n] to position i (lazy selection: most nodes cut
+    after a few moves, so sorting them all would be wasted)."""
+    best = i
+    bs = w.scores[base0 + i]
+    for j in range(i + 1, n):
+        if w.scores[base0 + j] > bs:
+            bs = w.scores[base0 + j]
+            best = j
+    if best != i:
+        q = w.moves[base0 + best]
+        w.moves[base0 + best] = w.moves[base0 + i]
+        w.scores[base0 + best] = w.scores[base0 + i]
+        w.moves[base0 + i] = q
+        w.scores[base0 + i] = bs
 
 
 # ---------------------------------------------------------------------------------------------
@@ -303,6 +319,7 @@ def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
     best = stand
     n = gen_moves(b, side, w, ply, 2, -1)
     base0 = ply * MAX_MOVES
+    sort_moves(w, base0, n)
     for i in range(n):
         q = w.moves[base0 + i]
         if not legal_for(b, q, side):
@@ -391,15 +408,17 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
         mode = 0
         if n == 0:
             return 0  # a full board: a draw
-        width = w.params[P_WIDTH]
-        if ply > 0 and n > width:
-            n = width
+    limit = n
+    if mode == 0 and n > w.params[P_WIDTH]:
+        limit = w.params[P_WIDTH]
 
     alpha0 = alpha
     best = -INF
     best_move = w.moves[base0]
     searched = 0
-    for i in range(n):
+    for i in range(limit):
+        if mode != 3:
+            pick_next(w, base0, i, n)
         q = w.moves[base0 + i]
         if side == 1 and not legal_for(b, q, side):
             continue
@@ -495,6 +514,7 @@ def root_candidates(b, side, w, out):
     n = gen_moves(b, side, w, 0, mode, -1)
     if n == 0 and mode == 1:
         n = gen_moves(b, side, w, 0, 0, -1)
+    sort_moves(w, 0, n)
     m = 0
     for i in range(n):
         q = w.moves[i]

@@ -54,7 +54,7 @@ def new_work(board, stop, tt_entries: int = 1 << 16) -> ThreatWork:
     n = 1024
     while n * 2 <= tt_entries:
         n *= 2
-    _, _, attack, _ = combo_tables(int(board.meta[M_RULE]) == RULE_RENJU)
+    _, attack, _ = combo_tables(int(board.meta[M_RULE]) == RULE_RENJU)
     return ThreatWork(np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.int8),
                       np.zeros(MAX_PLY * MAX_GEN, dtype=np.int32), np.zeros(MAX_PLY * MAX_GEN, dtype=np.int32),
                       np.full(MAX_PLY, -1, dtype=np.int32), np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64),

@@ -1,0 +1,95 @@
+"""The search's speed figures: PVS nodes/s on one thread, depth in one second, VCF and VCT solve
+times, and a node checksum (fixed-depth searches are deterministic, so a changed checksum means
+the search itself changed).
+
+The midgame set is twelve fixed 15x15 freestyle positions (games of the engine from the built-in
+balanced openings, each cut at the last ply where neither side has a five, open-four or
+four-three square): quiet positions where the search has to think.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+MIDGAMES = (
+    "7,7 8,7 9,9 10,8 8,8 10,10 10,9 11,9 9,5 12,8 9,11 11,8 9,8 9,7 8,6 6,8 13,8",
+    "7,7 8,8 10,7 9,5 9,6 10,6 8,5 7,4 9,7 11,7 8,4 8,7 12,8 10,8 8,3 8,2 12,9 11,8 12,6 12,7",
+    "7,7 6,8 9,8 4,6 7,9 7,6 6,6 5,5 9,9 3,7 6,4 4,8 9,7 2,8 1,9 5,8 3,8 8,8 7,8 9,10",
+    "7,7 7,8 9,6 6,7 9,10 6,8 5,8 4,5 5,6 6,5 6,6 5,5 7,5 4,6 5,7 4,8 4,4 8,4 8,6 7,6 6,4 9,7 5,4 3,4",
+    "7,7 8,6 8,9 8,10 6,7 9,7 7,5 7,8 6,6 4,8 6,8 6,9 5,5 8,8 6,5 6,4 8,5 4,5 4,4 3,3 4,7 9,5 5,7 3,7 8,4 9,3",
+    "7,7 9,7 8,9 8,10 9,10 10,11 7,9 10,9 7,8 7,6 6,9 5,9 6,7 5,6",
+    "7,7 8,8 6,9 6,10 9,7 7,10 8,7 6,7 7,8 9,6 7,6 7,5 5,9 4,10 5,10 4,11 4,9 7,9 5,11 5,12",
+    "7,7 7,9 9,8 11,9 6,8 10,8 8,6 9,5 6,7 6,9 8,7 9,7 8,8 12,10 13,11 8,9 8,5 8,4 5,8 7,8 7,6 9,4",
+    "7,7 8,7 6,9 7,6 10,9 8,6 8,5 5,4 6,5 4,5 9,9 6,3 3,6 6,6 5,6 10,5 9,6 7,4 7,5 8,9 4,7 7,2 8,1 5,8",
+    "7,7 9,8 7,10 9,10 9,7 6,7 8,8 7,9 8,9 8,7 7,6 6,6 7,5 7,4 6,4 8,6 8,11 6,9 6,8 8,10 6,11 7,8 9,6 11,10 4,11 7,11",
+    "7,7 8,9 10,8 7,8 10,11 8,10 8,7 8,11 8,12 9,10 6,7 9,7 10,9 10,10 7,10 9,8 9,9 9,5",
+    "7,7 6,8 8,10 6,6 6,10 6,7 6,9 7,8 7,10 9,10 8,9 5,6 8,11 6,5 6,4 4,5 3,4 5,8 8,8 8,7",
+)
+FIXED_DEPTH = 7
+
+
+def midgame_boards():
+    """(board, side to move) for each midgame position."""
+    from gomocup_bot.core.board import board_from_stones
+
+    out = []
+    for line in MIDGAMES:
+        moves = [tuple(int(v) for v in m.split(",")) for m in line.split()]
+        stones = [(x, y, 1 + i % 2) for i, (x, y) in enumerate(moves)]
+        out.append((board_from_stones(15, 15, stones), 1 + len(moves) % 2))
+    return out
+
+
+def run(scale: float = 1.0) -> dict[str, float]:
+    from gomocup_bot.core.bench import vcf_positions
+    from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
+    from gomocup_bot.search.vct import ThreatSolver
+
+    res: dict[str, float] = {}
+    stop = np.zeros(1, dtype=np.int32)
+    boards = midgame_boards()
+    checksum = 0
+    depth = max(3, int(round(FIXED_DEPTH + np.log2(max(scale, 1e-3)) / 2)))
+    searcher = PvsSearcher(16 << 20, PvsConfig(threads=1))
+    searcher.search(boards[0][0], boards[0][1], stop, soft_deadline=None, hard_deadline=None, max_depth=2)
+    rates = []
+    for b, side in boards:
+        searcher.clear()
+        t = time.thread_time()
+        out = searcher.search(b, side, stop, soft_deadline=None, hard_deadline=None, max_depth=depth)
+        cpu = time.thread_time() - t
+        checksum += out.nodes + 7 * out.move
+        rates.append(out.nodes / cpu if cpu > 0 else 0.0)
+    res["pvs_fixed_depth"] = depth
+    res["pvs_nodes_per_s_min"] = min(rates)
+    res["pvs_nodes_per_s_median"] = statistics.median(rates)
+    seconds = max(0.05, min(1.0, scale))
+    depths = []
+    for b, side in boards:
+        searcher.clear()
+        t0 = time.monotonic()
+        out = searcher.search(b, side, stop, soft_deadline=t0 + seconds, hard_deadline=t0 + seconds)
+        depths.append(out.depth)
+    res["pvs_seconds_per_search"] = seconds
+    res["pvs_depth_median"] = statistics.median(depths)
+    res["pvs_depth_min"] = min(depths)
+    for vct, key, attackers in ((False, "vcf", None), (True, "vct", None)):
+        times = []
+        nodes = 0
+        cases = [(b, 1) for b in vcf_positions()] + ([(b, s) for b, s in boards] if vct else [])
+        for b, side in cases:
+            solver = ThreatSolver(b)
+            t = time.thread_time()
+            result, line, n = solver.run(b, side, vct=vct, max_depth=3 if vct else 0,
+                                         max_nodes=max(2000, int(2_000_000 * scale)))
+            times.append(time.thread_time() - t)
+            nodes += n
+            checksum += n + 1000 * (result + 1) + len(line)
+        res[f"{key}_cases"] = len(cases)
+        res[f"{key}_ms_median"] = statistics.median(times) * 1000
+        res[f"{key}_ms_max"] = max(times) * 1000
+        res[f"{key}_nodes_per_s"] = nodes / sum(times) if sum(times) > 0 else 0.0
+    res["search_checksum"] = checksum
+    return res
