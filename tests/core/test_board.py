@@ -13,6 +13,7 @@ from gomocup_bot.core.board import (
     make,
     new_board,
     pos_x,
+    rebuild_layer,
     pos_y,
     to_pos,
     unmake,
@@ -101,6 +102,18 @@ def line_win_count(grid, x, y, dx, dy, colour, k, exact):
     return n
 
 
+def check_layer(board):
+    """The incrementally kept pattern layer equals one rebuilt from the keys (empty squares)."""
+    if not board.meta[7]:
+        return
+    fresh = copy_board(board)
+    rebuild_layer(fresh)
+    empty = board.cells == EMPTY
+    assert (fresh.cnt == board.cnt).all()
+    assert (fresh.combo[:, empty] == board.combo[:, empty]).all()
+    assert (fresh.cls[:, empty] == board.cls[:, empty]).all()
+
+
 def check_against_scratch(board):
     w, h, k = int(board.meta[0]), int(board.meta[1]), int(board.meta[2])
     grid = grid_of(board)
@@ -117,6 +130,7 @@ def check_against_scratch(board):
                     assert board.keys[d, p] == window_key(board, BLACK, d, p) + (window_key(board, WHITE, d, p) << 32)
                 for colour in (BLACK, WHITE):
                     assert line_pattern(board, colour, d, p) == scan_pattern(board, colour, d, p)
+    check_layer(board)
     # threat lists on the incremental board equal those of a board built from scratch
     stones = [(x, y, grid[y][x]) for y in range(h) for x in range(w) if grid[y][x]]
     fresh = board_from_stones(w, h, stones, k, int(board.meta[3]))
