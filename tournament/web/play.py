@@ -301,6 +301,7 @@ class PlayController:
         assert session is not None
         referee = game.referee
         command = _position_command(referee, referee.to_move) if not session.synced else m.Turn(*referee.moves[-1])
+        self.busy_what = "thinking"
         self._send_state(thinking=True)
         answer = await session.request_move(command, game.config)
         if isinstance(answer, Failure):

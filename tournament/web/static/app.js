@@ -106,6 +106,12 @@
     if (msg.kind === "summary") {
       line = msg.text;
       if (msg.pv && msg.pv.length) lastPv = { game: msg.game, moves: msg.pv };
+      var head = [];
+      if (msg.depth !== undefined) head.push("depth " + msg.depth);
+      if (msg.winrate !== undefined) head.push("winrate " + (100 * msg.winrate).toFixed(1) + "%");
+      if (msg.score !== undefined) head.push("eval " + msg.score);
+      if (msg.pv && msg.pv.length) head.push("pv " + msg.pv.map(function (m) { return m[0] + "," + m[1]; }).join(" "));
+      if (head.length) $("thinking-head").textContent = head.join(" · ");
     } else {
       line = msg.kind + " " + msg.move[0] + "," + msg.move[1];
       if (msg.kind === "best") lastPv = { game: msg.game, moves: [msg.move] };
@@ -142,6 +148,7 @@
   $("new").addEventListener("click", function () {
     thinking = []; lastPv = null;
     $("thinking").textContent = "—";
+    $("thinking-head").textContent = "";
     send({ type: "new", engine: $("engine").value, size: +$("size").value, rule: $("rule").value,
            turn: +$("turn").value, colour: $("colour").value });
   });

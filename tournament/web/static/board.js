@@ -3,7 +3,7 @@
    with a slider that steps through a stored game. No dependencies, no network. */
 (function (root) {
   "use strict";
-  var CELL = 30, MARGIN = 30;
+  var CELL = 30, MARGIN = 30, serial = 0;
 
   function esc(text) {
     return String(text).replace(/[&<>"']/g, function (c) {
@@ -27,10 +27,11 @@
   function svg(opts) {
     var w = opts.width, h = opts.height;
     var W = 2 * MARGIN + (w - 1) * CELL, H = 2 * MARGIN + (h - 1) * CELL;
+    var id = "g" + (++serial);  /* gradient ids must be unique in the document (hidden boards too) */
     var p = ['<svg xmlns="http://www.w3.org/2000/svg" class="board" viewBox="0 0 ' + W + " " + H +
       '" width="' + W + '" height="' + H + '" data-width="' + w + '" data-height="' + h + '">'];
-    p.push('<defs><radialGradient id="gb" cx="35%" cy="35%" r="70%"><stop offset="0" stop-color="#666"/>' +
-      '<stop offset="1" stop-color="#111"/></radialGradient><radialGradient id="gw" cx="35%" cy="35%" r="75%">' +
+    p.push('<defs><radialGradient id="' + id + 'b" cx="35%" cy="35%" r="70%"><stop offset="0" stop-color="#666"/>' +
+      '<stop offset="1" stop-color="#111"/></radialGradient><radialGradient id="' + id + 'w" cx="35%" cy="35%" r="75%">' +
       '<stop offset="0" stop-color="#fff"/><stop offset="1" stop-color="#cfcac0"/></radialGradient></defs>');
     p.push('<rect class="wood" x="0" y="0" width="' + W + '" height="' + H + '" rx="6" fill="#dcb35c"/>');
     var i;
@@ -49,7 +50,7 @@
     var taken = {}, occupied = {};
     stones.forEach(function (s, n) {
       occupied[s[0] + "," + s[1]] = 1;
-      var fill = s[2] === 1 ? "url(#gb)" : "url(#gw)";
+      var fill = s[2] === 1 ? "url(#" + id + "b)" : "url(#" + id + "w)";
       taken[s[0] + "," + s[1]] = 1;
       p.push('<circle class="stone ' + (s[2] === 1 ? "black" : "white") + '" data-x="' + s[0] + '" data-y="' + s[1] +
         '" cx="' + px(s[0]) + '" cy="' + px(s[1]) + '" r="' + (CELL * 0.45) + '" fill="' + fill +
