@@ -161,6 +161,25 @@ async def test_abandoned_games_end_their_engines_and_limits_hold(start_server, t
     assert await trio.to_thread.run_sync(wait_no_children, server.pid) == []
 
 
+async def test_board_size_rule_and_time_reach_the_engine(start_server, tmp_path):
+    log = tmp_path / "thinker.log"
+    server = start_server(f"thinker={sys.executable} {HERE / 'thinking_brain.py'} --delay 0 --log {log}")
+    async with open_websocket_url(ws_url(server)) as ws:
+        await receive(ws, "hello")
+        await ws.send_message(json.dumps({"type": "new", "engine": "thinker", "size": 9, "rule": "renju", "turn": 0.5, "colour": "black"}))
+        game = await settled(ws)
+        assert (game["width"], game["height"], game["rule"], game["clock"]["turn_ms"]) == (9, 9, "renju", 500)
+        await ws.send_message(json.dumps({"type": "move", "x": 9, "y": 0}))
+        assert "between 0 and 8" in (await receive(ws, "error"))["error"]
+        await ws.send_message(json.dumps({"type": "move", "x": 0, "y": 0}))
+        game = await settled(ws)
+        assert game["moves"][:2] == [[0, 0, game["moves"][0][2]], [4, 4, game["moves"][1][2]]]
+    transcript = log.read_text().splitlines()
+    for line in ("START 9", "INFO rule 4", "INFO timeout_turn 500", "INFO show_detail 3", "BOARD", "0,0,2"):
+        assert line in transcript, (line, transcript)
+    assert await trio.to_thread.run_sync(wait_no_children, server.pid) == []
+
+
 def _get(url: str, headers: dict | None = None) -> int:
     try:
         with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=10) as r:

@@ -265,8 +265,9 @@ def _warm_up(engines: dict[str, EngineSpec]) -> None:
         print(f"warning: warmup failed ({exc}); first moves may be slow", file=sys.stderr)
 
 
-async def _serve(settings: WebSettings, host: str, port: int) -> None:
+async def _serve(settings: WebSettings, host: str, port: int, log_level: str = "warning") -> None:
     config = Config()
+    config.loglevel = log_level.upper()
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     config.websocket_max_message_size = 64 * 1024
     config.graceful_timeout = 3.0
@@ -326,7 +327,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_warmup:
         _warm_up(engines)
     try:
-        trio.run(_serve, settings, args.host, args.port)
+        trio.run(_serve, settings, args.host, args.port, str(args.log_level))
     except OSError as exc:
         print(f"gomocup-tournament web: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
