@@ -96,7 +96,8 @@ def test_engine_thinking_is_shown_live(browser, start_server, shots, tmp_path):
     assert "thinking" in browser.find_element("id", "status").text
     assert "winrate 61.5%" in browser.find_element("id", "thinking-head").text
     browser.save_screenshot(str(shots / "play-thinking.png"))
-    _wait(browser, lambda d: _count(d, "#board circle.stone") == 1 and _count(d, "#board g.pv") == 0, what="the move")
+    _wait(browser, lambda d: _count(d, "#board circle.stone") == 1 and not d.find_element("id", "undo").get_attribute("disabled"), what="the move")
+    assert _count(browser, "#board g.pv") == 2  # after its move: the rest of its PV, what it expects next
     # swap: we take black's stone, the engine now plays white
     browser.find_element("id", "swap").click()
     _wait(browser, lambda d: _count(d, "#board circle.stone") == 2, what="engine's move after the swap")

@@ -207,6 +207,9 @@ class PlayController:
                 raise BadRequest(f"unknown message type {kind[:40]!r}")
         except BadRequest as exc:
             self.send({"type": "error", "error": str(exc)})
+        except Exception:  # noqa: BLE001 - a bug must cost this message, not the server or the page
+            log.exception("message not handled")
+            self.send({"type": "error", "error": "internal error; the message was not handled"})
 
     # ------------------------------------------------------------------ new game
     def _config(self, message: dict[str, Any]) -> tuple[EngineSpec, GameConfig, int]:

@@ -59,10 +59,14 @@
     var w = state ? state.width : +$("size").value || 15, h = state ? state.height : w;
     var stones = state ? GomokuBoard.stonesOf(state.moves, state.moves.length) : [];
     var myTurn = state && !state.result && !state.busy && state.to_move === state.human;
+    /* the engine's principal variation: while it thinks, and after its move (what it expects next)
+       until the position changes again */
     var pv = null, pvColour = 1;
-    if (state && state.busy === "thinking" && lastPv && lastPv.game === state.id) {
+    if (state && lastPv && lastPv.game === state.id &&
+        ((state.busy === "thinking" && lastPv.plies === state.moves.length) ||
+         (!state.busy && !state.result && lastPv.plies === state.moves.length - 1))) {
       pv = lastPv.moves;
-      pvColour = state.to_move === "black" ? 1 : 2;
+      pvColour = state.human === "black" ? 2 : 1;
     }
     $("board").innerHTML = GomokuBoard.svg({ width: w, height: h, stones: stones, numbers: true, hits: myTurn, pv: pv, pvColour: pvColour });
   }
@@ -94,7 +98,6 @@
     if (state.busy) status(state.engine + " is " + state.busy + "…");
     else if (!state.result) status(state.to_move === state.human ? "your move (" + state.human + ")" : "waiting for " + state.engine);
     else status("game over: new game, or undo to go back", false);
-    if (!state.busy && state.result) lastPv = null;
     $("undo").disabled = !!state.busy;
     $("swap").disabled = !!state.busy || !!state.result || state.to_move !== state.human;
     tick();
@@ -105,7 +108,7 @@
     var line;
     if (msg.kind === "summary") {
       line = msg.text;
-      if (msg.pv && msg.pv.length) lastPv = { game: msg.game, moves: msg.pv };
+      if (msg.pv && msg.pv.length) lastPv = { game: msg.game, moves: msg.pv, plies: state.moves.length };
       var head = [];
       if (msg.depth !== undefined) head.push("depth " + msg.depth);
       if (msg.winrate !== undefined) head.push("winrate " + (100 * msg.winrate).toFixed(1) + "%");
@@ -114,7 +117,7 @@
       if (head.length) $("thinking-head").textContent = head.join(" · ");
     } else {
       line = msg.kind + " " + msg.move[0] + "," + msg.move[1];
-      if (msg.kind === "best") lastPv = { game: msg.game, moves: [msg.move] };
+      if (msg.kind === "best") lastPv = { game: msg.game, moves: [msg.move], plies: state.moves.length };
     }
     thinking.push(line);
     if (thinking.length > 40) thinking.shift();
