@@ -1,11 +1,13 @@
 """The web board and the HTML report in a real headless Chromium, against a real server and real engines."""
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+
+from tournament.store import Store
 
 from web_helpers import HERE, ROOT, wait_no_children
 
@@ -112,8 +114,10 @@ def test_engine_thinking_is_shown_live(browser, start_server, shots, tmp_path):
     assert wait_no_children(server.pid) == []
 
 
-def test_watch_a_database_and_replay(browser, start_server, shots, match_db):
-    server = start_server("builtin:greedy", "--db", str(match_db))
+def test_watch_a_database_and_replay(browser, start_server, shots, match_db, tmp_path):
+    db = tmp_path / "live.sqlite"
+    shutil.copy(match_db, db)
+    server = start_server("builtin:greedy", "--db", str(db))
     _open(browser, server.url)
     browser.find_element("id", "tab-watch").click()
     _wait(browser, lambda d: _count(d, "#watch-standings tr.standing") == 2, what="standings")
@@ -132,6 +136,14 @@ def test_watch_a_database_and_replay(browser, start_server, shots, match_db):
     browser.find_element("css selector", "#watch-replay button.next").click()
     _wait(browser, lambda d: _count(d, "#watch-replay circle.stone") == 4)
     browser.save_screenshot(str(shots / "watch-replay.png"))
+    # a running tournament stores another game: the page shows it without a reload
+    with Store(db) as store:
+        game = store.games()[0]
+        game.slot = 99
+        store.record_game(game)
+    _wait(browser, lambda d: _count(d, "#watch-games tr") == 5, what="the new game")
+    assert browser.find_elements("css selector", "#watch-games tr")[0].get_attribute("data-slot") == "99"
+    assert "5 games" in browser.find_element("id", "db-info").text
 
 
 def test_html_report_opens_offline(browser, match_db, shots, tmp_path):

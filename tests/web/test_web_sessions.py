@@ -180,6 +180,25 @@ async def test_board_size_rule_and_time_reach_the_engine(start_server, tmp_path)
     assert await trio.to_thread.run_sync(wait_no_children, server.pid) == []
 
 
+async def test_an_engine_that_crashes_loses_and_the_page_goes_on(start_server):
+    fake = HERE.parent / "tournament" / "fake_brain.py"
+    server = start_server(f"crasher={sys.executable} {fake} --row 7 --mode crash --at 2", "builtin:greedy")
+    async with open_websocket_url(ws_url(server)) as ws:
+        await receive(ws, "hello")
+        await ws.send_message(json.dumps({"type": "new", "engine": "crasher", "colour": "black", "turn": 2}))
+        game = await settled(ws)
+        for x, y in ((0, 0), (1, 0)):
+            await ws.send_message(json.dumps({"type": "move", "x": x, "y": y}))
+            game = await settled(ws)
+        assert game["result"]["ending"] == "crash" and game["result"]["who"] == "you"
+        await ws.send_message(json.dumps({"type": "undo"}))
+        assert "start a new game" in (await receive(ws, "error"))["error"]
+        await ws.send_message(json.dumps({"type": "new", "engine": "greedy", "colour": "white"}))
+        game = await settled(ws)
+        assert game["engine"] == "greedy" and len(game["moves"]) == 1 and not game["result"]
+    assert await trio.to_thread.run_sync(wait_no_children, server.pid) == []
+
+
 def _get(url: str, headers: dict | None = None) -> int:
     try:
         with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=10) as r:
