@@ -173,3 +173,15 @@ def test_html_report_opens_offline(browser, match_db, shots, tmp_path):
     )
     assert _count(browser, "details.game circle.stone") == 5 < final
     browser.save_screenshot(str(shots / "report.png"))
+
+
+def test_page_with_a_token(browser, start_server):
+    server = start_server("builtin:greedy", "--token", "tok-123")
+    browser.delete_all_cookies()
+    browser.get(server.base)
+    assert "token is required" in browser.find_element("tag name", "body").text
+    _open(browser, server.url)  # ?token=...: the page, its files (cookie) and its WebSocket all get in
+    _new_game(browser, "greedy")
+    _wait(browser, lambda d: _count(d, "#board rect.hit") == 225, what="a game through the token")
+    _click(browser, 7, 7)
+    _wait(browser, lambda d: _count(d, "#moves li") == 2, what="engine's answer")
