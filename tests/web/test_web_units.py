@@ -90,7 +90,7 @@ def test_cli_help_and_bad_arguments(tmp_path):
 
 def test_brain_and_other_commands_do_not_import_the_web_stack():
     code = (
-        "import sys, gomocup_bot, gomocup_bot.brain_main, gomocup_bot.cli, tournament.cli;"
+        "import sys, gomocup_bot, gomocup_bot.brain.main, gomocup_bot.cli, tournament.cli;"
         "tournament.cli.build_parser();"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'starlette', 'hypercorn', 'selenium', 'anyio', 'wsproto', 'h11'}))"
     )
