@@ -249,6 +249,15 @@ def _run(kind: str, engine_texts: list[str], args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     if not Path(args.db).exists():
         raise UsageError(f"no database at {args.db}")
+    if args.html:
+        from tournament.report_html import write_html_report
+
+        try:
+            count = write_html_report(args.db, args.html)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.html}: {exc}") from None
+        print(f"wrote {args.html} ({count} games)")
+        return 0
     with Store(args.db) as store:
         _print_results(store, None)
     return 0
@@ -319,6 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
         "Safe while a tournament is writing to it.",
     )
     p.add_argument("db", metavar="DB", help="a database written by match, gauntlet, roundrobin or ladder")
+    p.add_argument("--html", metavar="FILE", help="write one self-contained HTML page instead (standings with an Elo chart, "
+                   "crosstable, endings, SPRT state, every game as a replayable board; no network needed to view it)")
 
     p = sub.add_parser(
         "export",
@@ -329,6 +340,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("db", metavar="DB", help="a results database")
     p.add_argument("--psq", metavar="DIR", help="folder for .psq files")
     p.add_argument("--sgf", metavar="DIR", help="folder for .sgf files")
+
+    p = sub.add_parser(
+        "web",
+        help="a local web board: play against an engine, watch a running tournament, replay games",
+        description="Serve a page (default http://127.0.0.1:8765/) to play against one of the engines named here "
+        "(undo, swap, the engine's thinking, clocks), and to watch and replay the games of --db databases. "
+        "Needs the web extra: pip install 'gomocup-bot[web]'.",
+        epilog=ENGINE_HELP % builtins,
+    )
+    from tournament.web.options import add_arguments as add_web_arguments
+
+    add_web_arguments(p)
     return parser
 
 
@@ -344,6 +367,12 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_report(args)
         if args.command == "export":
             return _cmd_export(args)
+        if args.command == "web":
+            try:
+                from tournament.web.server import run as run_web
+            except ImportError as exc:
+                raise UsageError(f"the web board needs its extra: pip install 'gomocup-bot[web]' ({exc})") from None
+            return run_web(args)
         engines = list(args.engines)
         needed = {"match": (2, 2), "gauntlet": (2, None), "roundrobin": (2, None)}.get(args.command)
         if needed and not args.resume:
