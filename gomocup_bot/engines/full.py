@@ -148,15 +148,19 @@ class FullEngine(SearchEngineBase):
                 report(request, "best", view, plan.move)
                 report(request, "summary", view, plan.move, winrate=1.0 if plan.proven > 0 else None,
                        text=f"tactics {plan.reason} in {plan.seconds * 1000:.0f} ms ({plan.nodes} nodes)")
-                return make_result(view, plan.move, proven=plan.proven, pv=plan.line,
-                                   winrate=1.0 if plan.proven > 0 else None,
-                                   alternatives=[plan.move], nbest=request.nbest)
+                result = make_result(view, plan.move, proven=plan.proven, pv=plan.line,
+                                     winrate=1.0 if plan.proven > 0 else None,
+                                     alternatives=[plan.move], nbest=request.nbest)
+                return pad_alternatives(result, view, root_moves(board, view.side), request.nbest)
             if plan.allowed is not None:
                 allowed = [p for p in plan.allowed if p not in view.excluded] or None
         self._searchers(request)
         threads = min(self.threads, free_cores()) if self.threads > 1 else 1
         self._pvs.config.threads = threads
-        return pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs", board=board)
+        result = pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs", board=board)
+        if request.nbest > len(result.alternatives):  # YXNBEST: the moves the checks ruled out come last
+            result = pad_alternatives(result, view, root_moves(board, view.side), request.nbest)
+        return result
 
     def _search_mcts(self, request, stop, view, budget, allowed) -> SearchResult:
         searcher = self._mcts
@@ -210,6 +214,19 @@ class FullEngine(SearchEngineBase):
             self._ab = AlphaBetaSearcher(self._sizes[1], AbConfig(threads=threads))
         self._ab.config.threads = threads
         return alpha_beta_result(self._ab, request, stop, view, budget, allowed, "alpha-beta")
+
+
+def root_moves(board, side: int) -> list[int]:
+    """Every root candidate, best ordered first (for YXNBEST padding)."""
+    import numpy as np
+
+    from gomocup_bot.core.constants import M_SIZE
+    from gomocup_bot.search import pvs as K
+
+    work = K.new_work(board, K.new_tt(1 << 14), K.default_params(), np.zeros(1, dtype=np.int32))
+    buf = np.zeros(int(board.meta[M_SIZE]), dtype=np.int32)
+    n = K.root_candidates(board, side, work, buf)
+    return [int(q) for q in buf[:n]]
 
 
 def create(**options) -> FullEngine:

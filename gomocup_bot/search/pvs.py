@@ -508,8 +508,10 @@ def root_candidates(b, side, w, out):
     op = 1 - me
     if b.cnt[op, C_FIVE] > 0:
         q = find_class(b, op, C_FIVE, -1)
-        out[0] = q
-        return 1
+        if q >= 0 and legal_for(b, q, side):
+            out[0] = q
+            return 1
+        # renju: the block is a foul for black -- lost, but any legal move must still be played
     mode = 1 if b.cnt[op, C_FLEX4] > 0 and b.cnt[me, C_FIVE] == 0 else 0
     n = gen_moves(b, side, w, 0, mode, -1)
     if n == 0 and mode == 1:

@@ -50,7 +50,13 @@ def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=fr
         if board.cnt[op, C_FIVE] == 1 and K.legal_for(board, q, side):
             plan.move, plan.reason = q, "block"
         else:
-            plan.move, plan.reason, plan.proven = (q if K.legal_for(board, q, side) else -1), "lost", -1
+            # two fives, or (renju) the one block is a foul for black: lost; still a legal move
+            if not K.legal_for(board, q, side):
+                buf = np.zeros(int(board.meta[M_SIZE]), dtype=np.int32)
+                work = K.new_work(board, K.new_tt(1 << 14), K.default_params(), np.zeros(1, dtype=np.int32))
+                n = K.root_candidates(board, side, work, buf)
+                q = int(buf[0]) if n else -1
+            plan.move, plan.reason, plan.proven = q, "lost", -1
         return _done(plan, t0)
     with Watchdog(stop_array, deadline) as abort:
         solver = ThreatSolver(board, abort)
