@@ -17,7 +17,7 @@ DEFAULT_TURN_MS = 5000  # when the manager sent no timeout_turn at all
 INSTANT_S = 0.02  # "as fast as possible": enough for a static evaluation and the reply
 MARGIN_S = 0.06  # fixed part of the safety margin (reply, pipe, scheduler)
 MARGIN_FRACTION = 0.05  # proportional part
-SOFT_FRACTION = 0.75  # the planned share of the hard budget (the search stretches or shrinks it)
+SOFT_FRACTION = 0.8  # the planned share of the hard budget (the search stretches or shrinks it)
 MIN_MOVES_LEFT = 12  # spread the match clock over at least this many of our moves
 MAX_BUDGET_S = 24 * 3600.0
 

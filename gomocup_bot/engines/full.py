@@ -151,7 +151,9 @@ class FullEngine(SearchEngineBase):
                 result = make_result(view, plan.move, proven=plan.proven, pv=plan.line,
                                      winrate=1.0 if plan.proven > 0 else None,
                                      alternatives=[plan.move], nbest=request.nbest)
-                return pad_alternatives(result, view, root_moves(board, view.side), request.nbest)
+                if request.nbest > 1:
+                    result = pad_alternatives(result, view, root_moves(board, view.side), request.nbest)
+                return result
             if plan.allowed is not None:
                 allowed = [p for p in plan.allowed if p not in view.excluded] or None
         self._searchers(request)

@@ -66,7 +66,7 @@ def default_params() -> np.ndarray:
     p = np.zeros(P_LEN, dtype=np.int64)
     p[P_WIDTH] = 20
     p[P_TEMPO] = EVAL_TEMPO
-    p[P_QDEPTH] = 8
+    p[P_QDEPTH] = 2
     p[P_LMR_MIN] = 4
     return p
 

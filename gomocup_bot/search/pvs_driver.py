@@ -21,6 +21,8 @@ from gomocup_bot.search import pvs as K
 from gomocup_bot.search.clock import Watchdog
 
 ASPIRATION = 60  # half-width of the first window around the last score (depth >= 5)
+NEXT_ITERATION_SHARE = 0.5  # start another iteration only before this share of the plan
+ABORT_STRETCH = 1.15  # the kernels stop at this multiple of the planned time (or the hard deadline)
 
 
 @dataclass
@@ -28,7 +30,7 @@ class PvsConfig:
     threads: int = 1
     max_depth: int = 60
     width: int = 20
-    qdepth: int = 8
+    qdepth: int = 2
 
 
 @dataclass
@@ -99,6 +101,10 @@ class PvsSearcher:
                                       args=(copy_board(board), side, moves.copy(), hwork, limit, helper_out))
             out.threads = 2
         deadline = hard_deadline if hard_deadline is not None else soft_deadline
+        if soft_deadline is not None:
+            # an iteration started late may run past the plan, but not far: the cap
+            cap = t_start + ABORT_STRETCH * max(0.0, soft_deadline - t_start)
+            deadline = cap if deadline is None else min(deadline, cap)
         prev_score = None
         stable = 0
         with Watchdog(stop_array, deadline) as wd:
@@ -163,8 +169,9 @@ class PvsSearcher:
                     plan = t_start + (soft_deadline - t_start) * factor
                     if hard_deadline is not None:
                         plan = min(plan, hard_deadline)
-                    # an iteration costs a few times the last one: skip one that would mostly be cut
-                    if now >= plan or (hard_deadline is not None and now + 0.5 * (now - t0) > hard_deadline):
+                    # an iteration costs a few times the last one: start one only while it can
+                    # end near the plan
+                    if now - t_start >= NEXT_ITERATION_SHARE * (plan - t_start):
                         out.stopped_by = "time"
                         break
                 prev_score = out.score
