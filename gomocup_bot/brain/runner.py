@@ -34,6 +34,7 @@ log = logging.getLogger("gomocup_bot.brain.runner")
 STOP_GRACE = 0.25  # seconds a stopped search may take to return before its thread is abandoned
 END_DEADLINE = 0.3  # after END, seconds the queue gets to drain (a hurried search answering) before we leave
 QUEUE_SIZE = 10000
+FIRST_SEARCH_S = 0.15  # a move that waits for the loading engine keeps this much for the real search
 STARTUP_CAP_S = 2.0  # a process older than this at its first read was suspended or kept waiting
 FIRST_READ_WAIT_S = 0.05  # a first read that returns later than this waited: its input is fresh
 
@@ -248,6 +249,10 @@ class _Runner:
         try:
             async with trio.open_nursery() as nursery:
                 self.nursery = nursery
+                if self.slots is None:
+                    # a stdio brain plays one game: load the engine at once, beside START (its OK
+                    # does not wait for it), so the first move can come from the real search
+                    self._start_warmup()
                 nursery.start_soon(self._reader)
                 await self._processor()
                 nursery.cancel_scope.cancel()
@@ -418,9 +423,11 @@ class _Runner:
 
     async def _obtain_result(self, search: Search, limits: SearchLimits) -> SearchResult | None:
         """The engine's answer, or a quick greedy one when the engine/slot is not there in time."""
-        half = max(0.0, (limits.hard_deadline - time.monotonic()) / 2)
+        left = max(0.0, limits.hard_deadline - time.monotonic())
+        half = left / 2
         if not self.hurried and not self.engine_ready.is_set():
-            early = await self._engine_or_quick(search, half)
+            # wait for the loading engine while a short search still fits after it
+            early = await self._engine_or_quick(search, max(half, left - FIRST_SEARCH_S))
             if early is not None:
                 return early
         if self.hurried or not self.engine_ready.is_set():

@@ -18,13 +18,11 @@ import time
 from gomocup_bot.core.cpu import free_cores
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
 from gomocup_bot.search.adapter import BoardView, deadlines, make_result, pad_alternatives, report, summary_text
-from gomocup_bot.search.driver import TRIGGERS, MctsConfig, MctsSearcher
 from gomocup_bot.search.engines_common import SearchEngineBase, alpha_beta_result, pvs_result, pvs_supported
-from gomocup_bot.search.idsearch import AbConfig, AlphaBetaSearcher
-from gomocup_bot.search.mcts import NODE_BYTES, REROOT_BYTES
 from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
-from gomocup_bot.search.policy import FINAL_POLICIES, child_mean, choose_final, ranked_children
-from gomocup_bot.search.tactics import analyse_root
+
+# The MCTS backend, the window-count alpha-beta (caro, k > 5) and their root checks are imported
+# when first used: the default engine's start-up (billed to the match clock) never loads them.
 
 # Measured (benchmarks/strength_ladder.py, 0.5 s/move, docs/search.md): with the same root checks,
 # alpha-beta beat the improved MCTS 6-2 against the plain alpha-beta engine where MCTS scored 2-6,
@@ -44,29 +42,42 @@ class FullEngine(SearchEngineBase):
         self.backend = self.option("backend", DEFAULT_BACKEND, str)
         if self.backend not in ("mcts", "ab"):
             self.backend = DEFAULT_BACKEND
-        trigger = self.option("trigger", "triggered", str)
-        final = self.option("final", "robust", str)
-        self.mcts_config = MctsConfig(
-            trigger=trigger if trigger in TRIGGERS else "triggered",
-            k=self.option("k", 4, int),
-            playout=self.option("playout", "heavy", str),
-            final=final if final in FINAL_POLICIES else "robust",
-            seed=self.option("seed", 1, int),
-            reuse=self.option("reuse", DEFAULT_REUSE, bool),
-            parallel=self.option("parallel", DEFAULT_PARALLEL, str),
-        )
-        if self.mcts_config.parallel not in ("root", "tree"):
-            self.mcts_config.parallel = DEFAULT_PARALLEL
         self.tactics = self.option("tactics", True, bool)
         self.threads = max(1, min(2, self.option("threads", DEFAULT_THREADS[self.backend], int)))
-        self.mcts_config.threads = self.threads
-        self._mcts: MctsSearcher | None = None
-        self._ab: AlphaBetaSearcher | None = None
+        self._mcts_config = None
+        self._mcts = None  # MctsSearcher
+        self._ab = None  # AlphaBetaSearcher
         self._pvs: PvsSearcher | None = None
         self._sizes = (0, 0)
 
+    @property
+    def mcts_config(self):
+        """The MCTS settings from the options (built on first use: it imports the MCTS modules)."""
+        if self._mcts_config is None:
+            from gomocup_bot.search.driver import TRIGGERS, MctsConfig
+            from gomocup_bot.search.policy import FINAL_POLICIES
+
+            trigger = self.option("trigger", "triggered", str)
+            final = self.option("final", "robust", str)
+            cfg = MctsConfig(
+                trigger=trigger if trigger in TRIGGERS else "triggered",
+                k=self.option("k", 4, int),
+                playout=self.option("playout", "heavy", str),
+                final=final if final in FINAL_POLICIES else "robust",
+                seed=self.option("seed", 1, int),
+                reuse=self.option("reuse", DEFAULT_REUSE, bool),
+                parallel=self.option("parallel", DEFAULT_PARALLEL, str),
+            )
+            if cfg.parallel not in ("root", "tree"):
+                cfg.parallel = DEFAULT_PARALLEL
+            cfg.threads = self.threads
+            self._mcts_config = cfg
+        return self._mcts_config
+
     def prepare(self) -> None:
-        self.warm_parts = ("tactics", "pvs") if self.backend == "ab" else ("tactics", "mcts")
+        # the one-board path needs only the PVS and its threat search (caro and k > 5 load the
+        # window alpha-beta and the old root checks when such a game comes)
+        self.warm_parts = ("pvs",) if self.backend == "ab" else ("tactics", "mcts")
         if self.backend == "mcts" and self.threads > 1 and self.mcts_config.parallel == "tree":
             self.warm_parts += ("mcts-shared",)
         super().prepare()
@@ -99,6 +110,9 @@ class FullEngine(SearchEngineBase):
             self._pvs = None
             self._sizes = (tree_bytes, tt_bytes)
         if self.backend == "mcts" and self._mcts is None:
+            from gomocup_bot.search.driver import MctsSearcher
+            from gomocup_bot.search.mcts import NODE_BYTES, REROOT_BYTES
+
             per_node = NODE_BYTES + (REROOT_BYTES if self.mcts_config.reuse else 0)
             self._mcts = MctsSearcher(self.mcts_config, tree_bytes // per_node)
         if self.backend == "ab" and self._pvs is None:
@@ -111,6 +125,8 @@ class FullEngine(SearchEngineBase):
         if self.backend == "ab" and pvs_supported(request.position):
             return self._search_pvs(request, stop, view, budget)
         if self.tactics:
+            from gomocup_bot.search.tactics import analyse_root
+
             share = max(budget.soft - time.monotonic(), 0.0)
             plan = analyse_root(view.cells, view.near, view.geo, view.side, stop.array,
                                 time.monotonic() + 0.4 * share)
@@ -165,10 +181,12 @@ class FullEngine(SearchEngineBase):
         return result
 
     def _search_mcts(self, request, stop, view, budget, allowed) -> SearchResult:
+        from gomocup_bot.search.policy import child_mean, choose_final, ranked_children
+
         searcher = self._mcts
         last = {"best": -1, "t": 0.0}
 
-        def on_progress(s: MctsSearcher) -> None:
+        def on_progress(s) -> None:
             now = time.monotonic()
             if now - last["t"] < 0.1:
                 return
@@ -210,6 +228,7 @@ class FullEngine(SearchEngineBase):
         # the lazy-SMP helper only where a core is free for it right now (gomocup_bot.core.cpu)
         threads = min(self.threads, free_cores()) if self.threads > 1 else 1
         if self._ab is None:  # caro and k > 5: the window-count alpha-beta
+            from gomocup_bot.search.idsearch import AbConfig, AlphaBetaSearcher
             from gomocup_bot.search.warm import warm_up
 
             warm_up(("alphabeta",))

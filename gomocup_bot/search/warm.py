@@ -38,12 +38,12 @@ def warm_up(parts: tuple[str, ...] = (TACTICS, PVS, ALPHABETA, MCTS, MCTS_PLAIN)
         from gomocup_bot.core.board import board_from_stones
         from gomocup_bot.search.pvs_driver import PvsSearcher
 
-        for rule in (0, 4):  # the freestyle/standard kernels and renju's foul check
-            b = board_from_stones(9, 9, [(4, 4, 1), (4, 5, 2), (5, 4, 1), (3, 3, 2), (5, 5, 1)], 5, rule)
-            PvsSearcher(1 << 16).search(b, 2, stop, soft_deadline=None, hard_deadline=None, max_depth=4)
-            from gomocup_bot.search.rootcheck import analyse
+        from gomocup_bot.search.rootcheck import analyse
 
-            analyse(b, 2, stop, None, vct_nodes=2000)
+        # one board type for every rule: renju's foul check is compiled into the same kernels
+        b = board_from_stones(9, 9, [(4, 4, 1), (4, 5, 2), (5, 4, 1), (3, 3, 2), (5, 5, 1)], 5, 4)
+        PvsSearcher(1 << 16).search(b, 2, stop, soft_deadline=None, hard_deadline=None, max_depth=4)
+        analyse(b, 2, stop, None, vct_nodes=2000)
     if MCTS in todo or MCTS_PLAIN in todo:
         from gomocup_bot.search.driver import MctsConfig, MctsSearcher
 
