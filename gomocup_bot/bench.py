@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
         res.update(search_run(scale))
     width = max(len(k) for k in res)
     for key, value in res.items():
-        whole = key.endswith(("checksum", "_nodes", "_cases", "_depth", "_depth_median", "_depth_min"))
+        whole = key.endswith(("checksum", "_nodes", "_cases", "_depth", "_depth_median", "_depth_min", "_positions"))
         text = f"{value:.0f}" if whole else f"{value:,.2f}"
         print(f"{key:<{width}}  {text}")
     print(f"{'wall_s':<{width}}  {time.perf_counter() - t0:.1f}")

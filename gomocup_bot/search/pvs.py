@@ -64,7 +64,7 @@ Work = namedtuple("Work", ["tt_key", "tt_data", "killers", "history", "moves", "
 
 def default_params() -> np.ndarray:
     p = np.zeros(P_LEN, dtype=np.int64)
-    p[P_WIDTH] = 20
+    p[P_WIDTH] = 14
     p[P_TEMPO] = EVAL_TEMPO
     p[P_QDEPTH] = 2
     p[P_LMR_MIN] = 4

@@ -29,7 +29,7 @@ ABORT_STRETCH = 1.15  # the kernels stop at this multiple of the planned time (o
 class PvsConfig:
     threads: int = 1
     max_depth: int = 60
-    width: int = 20
+    width: int = 14
     qdepth: int = 2
 
 
