@@ -257,7 +257,6 @@ def _run(kind: str, engine_texts: list[str], args: argparse.Namespace) -> int:
             try:
                 summary = cluster.run_cluster(settings, store, progress, target, handle_signals=True, warmup=not args.no_warmup)
             except cluster.ClusterError as exc:
-                _print_results(store, None, [e.name for e in settings.engines])
                 print(f"gomocup-tournament: {exc}", file=sys.stderr)
                 return 1
         else:

@@ -32,6 +32,7 @@ import logging
 import os
 import queue
 import signal
+import socket
 import sys
 import threading
 import time
@@ -47,7 +48,8 @@ from tournament.endings import Ending
 from tournament.engines import EngineSpec, EngineSpecError, parse_engine_spec
 from tournament.export import write_game
 from tournament.openings import Opening
-from tournament.progress import Progress, format_duration
+from tournament.progress import Progress
+from tournament.ratings import fit_ratings
 from tournament.record import GameRecord, MoveRecord
 from tournament.runner import (
     RunSummary,
@@ -562,10 +564,14 @@ class _Coordinator:
         if not self.progress.enabled:
             return
         elapsed = time.monotonic() - self.wall0
-        head = f"workers {len(self.workers)} ({sum(self.workers.values())} games at once) | running {len(self.running)}"
-        body = progress_text(self.games, self.tally, self.total, elapsed, self.played_now, self.summary.sprt, self.names)
+        parts = progress_text(self.games, self.tally, self.total, elapsed, self.played_now, self.summary.sprt, self.names).split(" | ")
+        if len(self.names) > 2 and self.games:  # the whole table, not only the leader
+            ratings, _ = fit_ratings(self.tally.scores(), prior_draws=1.0)
+            order = sorted(ratings, key=lambda n: -ratings[n].elo)
+            parts = [parts[0], " ".join(f"{n} {ratings[n].elo:+.0f}" for n in order)] + [p for p in parts[1:] if not p.startswith("leader ")]
         rate = f"{3600 * self.played_now / elapsed:.0f} games/h" if elapsed > 0 and self.played_now else "- games/h"
-        text = f"{head} | {body} | {rate}"
+        head = [f"{len(self.workers)} workers, {sum(self.workers.values())} at once", f"running {len(self.running)}", parts[0], rate]
+        text = " | ".join(head + parts[1:])
         if self.stop_reason:
             text += f" | {self.stop_reason}: finishing games in progress"
         self.progress.update(text)
@@ -648,6 +654,13 @@ def _quiet_dask_logs() -> None:
         logging.getLogger("distributed").setLevel(logging.ERROR)
 
 
+def _check_reachable(address: str, timeout: float) -> None:
+    """Fail at once on a refused or unresolvable address (Dask's client would retry until its time-out)."""
+    host, _, port = address.partition("://")[2].rpartition(":")
+    with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+        pass
+
+
 def run_cluster(
     settings: TournamentSettings,
     store: Store,
@@ -678,6 +691,7 @@ def run_cluster(
             client = distributed.Client(cluster, set_as_default=False)
             address = cluster.scheduler_address
         else:
+            _check_reachable(target.address, connect_timeout)
             client = distributed.Client(target.address, timeout=connect_timeout, set_as_default=False)
             address = target.address
     except (OSError, TimeoutError) as exc:
