@@ -71,6 +71,7 @@ log = logging.getLogger(__name__)
 CLUSTER_PROTOCOL = 1
 INSTALL_HINT = "pip install 'gomocup-bot[cluster]' (or: pip install distributed)"
 CANCEL_POLL = 0.2  # seconds between a worker's checks that its task is still wanted
+ENGINE_IDLE_SECONDS = 5.0  # a worker closes engines no task has used for this long
 TICK = 0.25  # coordinator: longest wait for news before looking at signals, workers and progress
 
 
@@ -176,12 +177,18 @@ def _worker_specs(job: PairJob) -> dict[str, EngineSpec]:
 
 
 class _GameHost:
-    """A thread with its own trio loop and engine pool; plays the games of one task at a time."""
+    """A thread with its own trio loop and engine pool; plays the games of one task at a time.
+
+    Engines stay in the pool between tasks (RESTART instead of a relaunch, as in a local run) and are
+    closed after ENGINE_IDLE_SECONDS without a task, so nothing lingers on a worker after a run.
+    """
 
     def __init__(self) -> None:
         self._ready = threading.Event()
         self._token: trio.lowlevel.TrioToken | None = None
         self._failure: BaseException | None = None
+        self._busy = False
+        self._last_used = time.monotonic()
         self.pool: EnginePool | None = None
         self._thread = threading.Thread(target=self._main, name="gomocup-game-host", daemon=True)
         self._thread.start()
@@ -202,16 +209,37 @@ class _GameHost:
             self._token = trio.lowlevel.current_trio_token()
             self._ready.set()
             try:
-                await trio.sleep_forever()
+                while True:
+                    await trio.sleep(1.0)
+                    if not self._busy and self.pool.idle and time.monotonic() - self._last_used > ENGINE_IDLE_SECONDS:
+                        await self._close_idle()
             finally:
                 await self.pool.close_all()
+
+    async def _close_idle(self) -> None:
+        pool = self.pool
+        assert pool is not None
+        sessions = [session for idle in pool.idle.values() for session in idle]
+        pool.idle.clear()
+        for session in sessions:
+            await session.close()
+            if session in pool.all_sessions:
+                pool.all_sessions.remove(session)
+
+    async def _job(self, async_fn: Callable, *args: Any) -> Any:
+        self._busy = True
+        try:
+            return await async_fn(self.pool, *args)
+        finally:
+            self._busy = False
+            self._last_used = time.monotonic()
 
     @property
     def alive(self) -> bool:
         return self._thread.is_alive() and self._token is not None
 
     def run(self, async_fn: Callable, *args: Any) -> Any:
-        return trio.from_thread.run(async_fn, self.pool, *args, trio_token=self._token)
+        return trio.from_thread.run(self._job, async_fn, *args, trio_token=self._token)
 
 
 _hosts_lock = threading.Lock()
@@ -343,6 +371,7 @@ class _Coordinator:
         self.running: dict[int, str] = {}  # slot -> worker address
         self.workers: dict[str, int] = {}  # address -> threads
         self.stop_reason = ""
+        self.halt = False  # tell workers to start no more games (SPRT); limits only stop new pairs
         self.signal_name = ""
         self.failure = ""
         self.played_now = 0
@@ -386,6 +415,7 @@ class _Coordinator:
             self.summary.sprt = sprt_state(self.games, self.sprt_engine, s.sprt)
             if self.summary.sprt.decision:
                 self.stop_reason = f"sprt {self.summary.sprt.decision}"
+                self.halt = True
 
     def next_group(self) -> list[Slot] | None:
         s = self.settings
@@ -454,18 +484,19 @@ class _Coordinator:
             log.warning("cancelling cluster tasks: %s", exc)
 
     def publish_state(self) -> None:
-        """Tell workers what to skip: everything once stopping, else the stored games of pairs in flight."""
+        """Tell workers what to skip: everything once halted, else the stored games of pairs in flight."""
         stored = sorted(s.slot for t in self.pending.values() for s in t.slots if s.slot in self.done_slots)
         try:
-            self.state.set({"stop": bool(self.stop_reason), "stored": stored})
+            self.state.set({"stop": self.halt, "stored": stored})
         except Exception as exc:  # noqa: BLE001 - reruns then replay a game the store will drop
             log.warning("cannot update the run state on the scheduler: %s", exc)
 
     def stop(self, reason: str) -> None:
         """An SPRT decision: no new pairs; pairs in progress finish their current game only."""
-        if self.stop_reason:
+        if self.halt:
             return
         self.stop_reason = reason
+        self.halt = True
         self.publish_state()
         self.cancel([t for t in self.pending.values() if not t.started])
 
@@ -532,7 +563,7 @@ class _Coordinator:
                 return
             self.progress.note(f"pair {task.pair_index}: its workers kept dying ({exc}); trying again")
         missing = [s for s in task.slots if s.slot not in self.done_slots]
-        if missing and not self.stop_reason:
+        if missing and not self.halt:
             if task.attempt >= 5:
                 self.failure = f"pair {task.pair_index} was tried {task.attempt + 1} times and every worker running it died"
                 return

@@ -75,7 +75,7 @@ def wait_for(condition, timeout: float, step: float = 0.05) -> bool:  # noqa: AN
     return condition()
 
 
-def slow_fakes(marker: str, delay: str = "0.08") -> list[str]:
+def slow_fakes(marker: str, delay: str = "0.05") -> list[str]:
     """Two fake brains on different rows: ~9 moves a game, `delay` seconds each: games in progress to kill."""
     return [f"a={fake_command('--row', '0', '--delay', delay, '--name', marker)}", f"b={fake_command('--row', '2', '--delay', delay, '--name', marker)}"]
 
@@ -235,3 +235,67 @@ def test_sigterm_cancels_the_cluster_work_cleanly(tmp_path: Path) -> None:
     stored = count_games(db)
     assert 2 <= stored < 20
     assert all(r[0] == "five" for r in rows(db, "ending"))
+
+
+# ------------------------------------------------------------------------------------------ a scheduler of its own
+@pytest.fixture
+def dask_cluster():
+    """`dask scheduler` and `dask worker --nworkers 2` as separate processes on 127.0.0.1, as on several machines."""
+    import socket
+
+    from distributed import Client
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    started = [
+        subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+    ]
+    try:
+        started.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", address, "--host", "127.0.0.1", "--nworkers", "2", "--nthreads", "1", "--no-dashboard"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )
+        )
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+        yield address, started[1].pid
+    finally:
+        for process in reversed(started):  # workers first; their processes and engines die with them
+            process.kill()
+        for process in reversed(started):
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def test_separate_scheduler_and_workers_ladder_and_a_killed_coordinator(tmp_path: Path, dask_cluster) -> None:  # noqa: ANN001
+    address, worker_parent = dask_cluster
+    # a ladder with built-ins (each worker warms its numba cache first) stops at its game limit on complete pairs
+    ladder = run_cli("ladder", "builtin:greedy", "builtin:random", f"steady={fake_command('--row', '3')}", "--games", "8", "--db", str(tmp_path / "l.sqlite"), "--cluster", address, "--quiet")
+    assert ladder.returncode == 0, ladder.stderr
+    assert "stopped: game limit" in ladder.stdout
+    assert [r[0] for r in rows(tmp_path / "l.sqlite", "slot")] == list(range(8))
+
+    # a coordinator killed with -9 releases its tasks: the workers abandon their games and stay up for the resume
+    db = tmp_path / "m.sqlite"
+    marker = f"rk-{os.getpid()}-{time.monotonic_ns()}"
+    args = ["match", *slow_fakes(marker), "--pairs", "4", "--turn", "5", "--db", str(db), "--cluster", address, "--quiet"]
+    coordinator = subprocess.Popen([*CLI, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_for(lambda: count_games(db) >= 2 and bool(engine_pids(marker)), 60)
+        coordinator.send_signal(signal.SIGKILL)
+        coordinator.wait(timeout=10)
+    finally:
+        if coordinator.poll() is None:
+            coordinator.kill()
+    assert wait_for(lambda: not engine_pids(marker), 15), "orphaned games should be abandoned"
+    assert worker_pids(worker_parent), "the workers stay up"
+    before = count_games(db)
+    resumed = run_cli("match", "--resume", "--db", str(db), "--cluster", address, "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    assert [r[0] for r in rows(db, "slot")] == list(range(8))
+    assert f"this run: {8 - before} games" in resumed.stdout
