@@ -369,6 +369,7 @@ class _Coordinator:
         self.pending: dict[str, _Task] = {}
         self.planned: dict[int, Slot] = {}  # every game this run has handed to a task
         self.running: dict[int, str] = {}  # slot -> worker address
+        self.lost: dict[int, str] = {}  # slot -> the worker that died playing it (until it is replayed)
         self.workers: dict[str, int] = {}  # address -> threads
         self.stop_reason = ""
         self.halt = False  # tell workers to start no more games (SPRT); limits only stop new pairs
@@ -507,7 +508,11 @@ class _Coordinator:
         task = self.pending.get(message.get("task", ""))
         if kind == "start" and task is not None:
             task.started = True
-            self.running[slot] = message.get("worker", "?")
+            where = message.get("worker", "?")
+            before = self.running.get(slot) or self.lost.pop(slot, None)
+            if before is not None and before != where:
+                self.progress.note(f"game {slot} (pair {task.pair_index}) replayed on {where}: its game on {before} was lost with that worker")
+            self.running[slot] = where
         elif kind == "done":
             self.running.pop(slot, None)
             self.store_record(message["record"])
@@ -580,7 +585,7 @@ class _Coordinator:
         for address in set(self.workers) - set(now):
             lost = [slot for slot, where in self.running.items() if where == address]
             for slot in lost:
-                del self.running[slot]
+                self.lost[slot] = self.running.pop(slot)
             what = f"; game{'s' if len(lost) != 1 else ''} {', '.join(map(str, sorted(lost)))} will be replayed" if lost else ""
             self.progress.note(f"worker {address} left{what}")
         for address in set(now) - set(self.workers):

@@ -147,12 +147,18 @@ def test_a_worker_killed_mid_game_costs_a_replay_not_a_game(tmp_path: Path) -> N
         assert wait_for(lambda: count_games(db) >= 3, 60)
         victims: list[int] = []
 
+        def thinking(pid: int) -> bool:  # the fake brain sleeps its --delay while on move: a game is in progress
+            try:
+                return "nanosleep" in Path(f"/proc/{pid}/wchan").read_text()
+            except OSError:
+                return False
+
         def busy_worker() -> bool:
             workers = set(worker_pids(coordinator.pid))
-            victims[:] = sorted({ppid for ppid in engine_pids(marker).values() if ppid in workers})
+            victims[:] = sorted({ppid for pid, ppid in engine_pids(marker).items() if ppid in workers and thinking(pid)})
             return bool(victims)
 
-        assert wait_for(busy_worker, 20), "a worker should be playing a game"
+        assert wait_for(busy_worker, 20, step=0.01), "a worker should be playing a game"
         os.kill(victims[0], signal.SIGKILL)
         # its engines die with it (parent-death signal), the game is replayed elsewhere
         assert wait_for(lambda: all(ppid != victims[0] for ppid in engine_pids(marker).values()), 10)
@@ -161,7 +167,7 @@ def test_a_worker_killed_mid_game_costs_a_replay_not_a_game(tmp_path: Path) -> N
         if coordinator.poll() is None:
             coordinator.kill()
     assert coordinator.returncode == 0, err
-    assert "left" in err and "will be replayed" in err
+    assert "left" in err and "replayed on" in err and "was lost with that worker" in err
     assert [r[0] for r in rows(db, "slot")] == list(range(20))
     assert "20 games" in out
 
