@@ -72,7 +72,8 @@ CLUSTER_PROTOCOL = 1
 INSTALL_HINT = "pip install 'gomocup-bot[cluster]' (or: pip install distributed)"
 CANCEL_POLL = 0.2  # seconds between a worker's checks that its task is still wanted
 ENGINE_IDLE_SECONDS = 5.0  # a worker closes engines no task has used for this long
-TICK = 0.25  # coordinator: longest wait for news before looking at signals, workers and progress
+TICK = 0.25
+SCHEDULER_PATIENCE = 30.0  # seconds without an answer from the scheduler before the run gives up  # coordinator: longest wait for news before looking at signals, workers and progress
 
 
 class ClusterError(Exception):
@@ -379,6 +380,7 @@ class _Coordinator:
         self.summary = RunSummary()
         self.wall0 = time.monotonic()
         self.waiting_noted = False
+        self.unreachable_since: float | None = None
         self.replays = 0
 
     # ------------------------------------------------------------------ planning (as runner.run_tournament)
@@ -460,13 +462,17 @@ class _Coordinator:
             warmup=self.warmup,
         )
         key = f"gomocup-pair-{self.run}-{pair_index}-{attempt}"
-        future = self.client.submit(play_pair, job, key=key, pure=False)
+        try:
+            future = self.client.submit(play_pair, job, key=key, pure=False)
+        except Exception as exc:  # noqa: BLE001 - the client lost its scheduler
+            self.failure = f"cannot submit to the Dask scheduler at {self.address}: {exc}"
+            return
         self.pending[key] = _Task(future, pair_index, list(slots), attempt)
         self.planned.update((slot.slot, slot) for slot in slots)
         future.add_done_callback(lambda f: self.news.put(("task", f.key)))
 
     def fill(self) -> None:
-        while not self.stop_reason and len(self.pending) < self.capacity():
+        while not self.stop_reason and not self.failure and len(self.pending) < self.capacity():
             group = self.next_group()
             if group is None:
                 return
@@ -559,7 +565,9 @@ class _Coordinator:
                 log.warning("result of pair %d lost: %s", task.pair_index, exc)
             for data in results:
                 self.store_record(data)
-        elif future.status == "error":
+        elif future.status != "error":  # cancelled or lost without us asking: play the pair again
+            log.warning("task of pair %d ended as %s; submitting it again", task.pair_index, future.status)
+        else:
             exc = future.exception()
             if type(exc).__name__ != "KilledWorker":
                 self.failure = f"a task of pair {task.pair_index} failed on a worker: {type(exc).__name__}: {exc}"
@@ -570,7 +578,7 @@ class _Coordinator:
         missing = [s for s in task.slots if s.slot not in self.done_slots]
         if missing and not self.halt:
             if task.attempt >= 5:
-                self.failure = f"pair {task.pair_index} was tried {task.attempt + 1} times and every worker running it died"
+                self.failure = f"pair {task.pair_index} was submitted {task.attempt + 1} times and never finished (its workers died or lost it)"
                 return
             self.replays += len(missing)
             self.submit(missing, task.attempt + 1)
@@ -578,10 +586,17 @@ class _Coordinator:
     # ------------------------------------------------------------------ workers and progress
     def refresh_workers(self) -> None:
         try:
+            if self.client.status in ("closing", "closed"):
+                raise OSError(f"client {self.client.status}")
             now = dict(self.client.nthreads())
         except Exception as exc:  # noqa: BLE001 - keep the last known set; the scheduler may be busy
             log.debug("nthreads: %s", exc)
+            if self.unreachable_since is None:
+                self.unreachable_since = time.monotonic()
+            elif time.monotonic() - self.unreachable_since > SCHEDULER_PATIENCE:
+                self.failure = f"lost the Dask scheduler at {self.address} ({exc})"
             return
+        self.unreachable_since = None
         for address in set(self.workers) - set(now):
             lost = [slot for slot, where in self.running.items() if where == address]
             for slot in lost:
