@@ -566,6 +566,9 @@ class _Coordinator:
             for data in results:
                 self.store_record(data)
         elif future.status != "error":  # cancelled or lost without us asking: play the pair again
+            if self.client.status != "running":
+                self.failure = f"lost the Dask scheduler at {self.address}"
+                return
             log.warning("task of pair %d ended as %s; submitting it again", task.pair_index, future.status)
         else:
             exc = future.exception()
@@ -585,9 +588,10 @@ class _Coordinator:
 
     # ------------------------------------------------------------------ workers and progress
     def refresh_workers(self) -> None:
+        if self.client.status in ("closing", "closed"):  # Dask's client gave up reconnecting
+            self.failure = f"lost the Dask scheduler at {self.address}"
+            return
         try:
-            if self.client.status in ("closing", "closed"):
-                raise OSError(f"client {self.client.status}")
             now = dict(self.client.nthreads())
         except Exception as exc:  # noqa: BLE001 - keep the last known set; the scheduler may be busy
             log.debug("nthreads: %s", exc)
@@ -699,10 +703,17 @@ class _Coordinator:
         return summary
 
 
+def _set_dask_log_level(level: int) -> None:
+    """Dask's configuration gives some of its loggers levels of their own: set them all."""
+    names = ["distributed"] + [n for n in logging.Logger.manager.loggerDict if n.startswith("distributed.")]
+    for name in names:
+        logging.getLogger(name).setLevel(level)
+
+
 def _quiet_dask_logs() -> None:
     """Dask's own warnings (a worker restarted, a cancelled task's thread still busy) repeat what we report."""
     if log.getEffectiveLevel() >= logging.WARNING:
-        logging.getLogger("distributed").setLevel(logging.ERROR)
+        _set_dask_log_level(logging.ERROR)
 
 
 def _check_reachable(address: str, timeout: float) -> None:
@@ -756,6 +767,11 @@ def run_cluster(
         coordinator = _Coordinator(settings, store, progress, client, address, warmup=warmup and target.address is not None)
         return coordinator.execute(handle_signals)
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        if log.getEffectiveLevel() >= logging.WARNING:
+            _set_dask_log_level(logging.CRITICAL)  # closing a client whose scheduler is gone logs its reconnect attempts
+        try:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+        finally:
+            _quiet_dask_logs()
