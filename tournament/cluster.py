@@ -716,6 +716,24 @@ def _quiet_dask_logs() -> None:
         _set_dask_log_level(logging.ERROR)
 
 
+def _check_tls_configured() -> None:
+    """A tls:// scheduler needs the client's certificate from Dask's configuration (else Dask fails obscurely)."""
+    import dask
+
+    missing = [
+        env for key, env in (
+            ("distributed.comm.tls.ca-file", "DASK_DISTRIBUTED__COMM__TLS__CA_FILE"),
+            ("distributed.comm.tls.client.cert", "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT"),
+        )
+        if not dask.config.get(key, None)
+    ]
+    if missing:
+        raise ClusterError(
+            f"a tls:// scheduler needs Dask's TLS settings for this client: set {' and '.join(missing)} "
+            "(and ..._CLIENT__KEY unless the key is in the certificate file), or the same keys in ~/.config/dask/; see docs/tournament.md"
+        )
+
+
 def _check_reachable(address: str, timeout: float) -> None:
     """Fail at once on a refused or unresolvable address (Dask's client would retry until its time-out)."""
     host, _, port = address.partition("://")[2].rpartition(":")
@@ -753,14 +771,17 @@ def run_cluster(
             client = distributed.Client(cluster, set_as_default=False)
             address = cluster.scheduler_address
         else:
+            if target.address.startswith("tls://"):
+                _check_tls_configured()
             _check_reachable(target.address, connect_timeout)
             client = distributed.Client(target.address, timeout=connect_timeout, set_as_default=False)
             address = target.address
-    except (OSError, TimeoutError) as exc:
+    except Exception as exc:  # noqa: BLE001 - refused, unresolvable, timed out, TLS refused...: all said the same way
         if cluster is not None:
             cluster.close()
         where = target.address or "a local cluster"
-        raise ClusterError(f"cannot reach the Dask scheduler at {where}: {exc}") from None
+        detail = str(exc) if isinstance(exc, (OSError, TimeoutError)) else f"{type(exc).__name__}: {exc}"
+        raise ClusterError(f"cannot reach the Dask scheduler at {where}: {detail}") from None
     try:
         if progress.enabled:
             progress.note(f"cluster: {target.describe()}, scheduler {address}")

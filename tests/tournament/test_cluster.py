@@ -103,6 +103,9 @@ def test_bad_cluster_values_are_usage_errors(tmp_path: Path) -> None:
     assert unreachable.returncode == 1
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in unreachable.stderr
     assert "Traceback" not in unreachable.stderr
+    no_certificates = run_cli("match", "builtin:greedy", "builtin:random", "--db", str(db), "--cluster", "tls://127.0.0.1:9", "--no-warmup")
+    assert no_certificates.returncode == 1
+    assert "DASK_DISTRIBUTED__COMM__TLS__CA_FILE" in no_certificates.stderr and "Traceback" not in no_certificates.stderr
 
 
 def test_without_distributed_the_option_says_how_to_get_it(tmp_path: Path) -> None:
