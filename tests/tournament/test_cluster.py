@@ -152,9 +152,10 @@ def test_a_worker_killed_mid_game_costs_a_replay_not_a_game(tmp_path: Path) -> N
 
         def thinking(pid: int) -> bool:  # the fake brain sleeps its --delay while on move: a game is in progress
             try:
-                return "nanosleep" in Path(f"/proc/{pid}/wchan").read_text()
+                where = Path(f"/proc/{pid}/wchan").read_text()
             except OSError:
                 return False
+            return "nanosleep" in where
 
         def busy_worker() -> bool:
             workers = set(worker_pids(coordinator.pid))
