@@ -22,7 +22,7 @@ CLI = [sys.executable, "-c", "import sys; from tournament.cli import main; sys.e
 SLOT_COLUMNS = "slot, pair_index, black, white, opening_index, opening"
 
 
-def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def run_cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
     return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout)
 
 
@@ -284,8 +284,12 @@ def dask_cluster():
 
 def test_separate_scheduler_and_workers_ladder_and_a_killed_coordinator(tmp_path: Path, dask_cluster) -> None:  # noqa: ANN001
     address, worker_parent = dask_cluster
-    # a ladder with built-ins (each worker warms its numba cache first) stops at its game limit on complete pairs
-    ladder = run_cli("ladder", "builtin:greedy", "builtin:random", f"steady={fake_command('--row', '3')}", "--games", "8", "--db", str(tmp_path / "l.sqlite"), "--cluster", address, "--quiet")
+    # a ladder stops at its game limit on complete pairs (--no-warmup: greedy and random need no numba cache,
+    # and a cold cache would make this test pay the whole compile)
+    ladder = run_cli(
+        "ladder", "builtin:greedy", "builtin:random", f"steady={fake_command('--row', '3')}", "--games", "8",
+        "--db", str(tmp_path / "l.sqlite"), "--cluster", address, "--quiet", "--no-warmup",
+    )
     assert ladder.returncode == 0, ladder.stderr
     assert "stopped: game limit" in ladder.stdout
     assert [r[0] for r in rows(tmp_path / "l.sqlite", "slot")] == list(range(8))
