@@ -381,6 +381,7 @@ class _Coordinator:
         self.wall0 = time.monotonic()
         self.waiting_noted = False
         self.unreachable_since: float | None = None
+        self.look_now = False
         self.replays = 0
 
     # ------------------------------------------------------------------ planning (as runner.run_tournament)
@@ -519,6 +520,8 @@ class _Coordinator:
             if before is not None and before != where:
                 self.progress.note(f"game {slot} (pair {task.pair_index}) replayed on {where}: its game on {before} was lost with that worker")
             self.running[slot] = where
+            if where not in self.workers:
+                self.look_now = True  # a worker we have not counted yet: refresh before the next tick
         elif kind == "done":
             self.running.pop(slot, None)
             self.store_record(message["record"])
@@ -659,7 +662,8 @@ class _Coordinator:
                 if self.failure:
                     self.cancel(list(self.pending.values()))
                     break
-                if time.monotonic() - last_look >= 1.0:
+                if self.look_now or time.monotonic() - last_look >= 1.0:
+                    self.look_now = False
                     self.refresh_workers()
                     self.show()
                     last_look = time.monotonic()
@@ -783,7 +787,7 @@ def run_cluster(
         detail = str(exc) if isinstance(exc, (OSError, TimeoutError)) else f"{type(exc).__name__}: {exc}"
         raise ClusterError(f"cannot reach the Dask scheduler at {where}: {detail}") from None
     try:
-        if progress.enabled:
+        if progress.enabled and target.address is None:
             progress.note(f"cluster: {target.describe()}, scheduler {address}")
         coordinator = _Coordinator(settings, store, progress, client, address, warmup=warmup and target.address is not None)
         return coordinator.execute(handle_signals)
