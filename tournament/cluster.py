@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import queue
 import signal
 import socket
@@ -382,7 +381,6 @@ class _Coordinator:
         self.waiting_noted = False
         self.unreachable_since: float | None = None
         self.look_now = False
-        self.replays = 0
 
     # ------------------------------------------------------------------ planning (as runner.run_tournament)
     def plan(self) -> None:
@@ -586,7 +584,6 @@ class _Coordinator:
             if task.attempt >= 5:
                 self.failure = f"pair {task.pair_index} was submitted {task.attempt + 1} times and never finished (its workers died or lost it)"
                 return
-            self.replays += len(missing)
             self.submit(missing, task.attempt + 1)
 
     # ------------------------------------------------------------------ workers and progress
