@@ -5,5 +5,6 @@ Layers, each its own module:
   -> `session` (START/RESTART, INFO, clocks, memory) -> `game` (one game, refereed by `referee`);
 - `schedule` (who plays whom) and `runner` (N games at once, storing, SPRT) on top;
 - `store` (SQLite), `ratings` (Elo fit, LOS, SPRT), `report`, `export`, `openings`, `progress`;
+- `cluster` plays the same plans as Dask distributed tasks on other machines (`--cluster`, optional extra);
 - `cli` ties them together.
 """

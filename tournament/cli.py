@@ -93,6 +93,11 @@ def _add_game_options(p: argparse.ArgumentParser, *, turn: str, match: str, db: 
     r.add_argument("--sgf", metavar="DIR", help="write every finished game as an .sgf file into DIR")
     r.add_argument("--engine-cwd", action="append", default=[], metavar="LABEL=DIR", help="working directory of an engine (repeatable)")
     r.add_argument("--engine-env", action="append", default=[], metavar="LABEL:KEY=VALUE", help="environment variable for an engine (repeatable)")
+    r.add_argument(
+        "--cluster", metavar="tcp://HOST:PORT|local:N",
+        help="play the game pairs as tasks on a Dask cluster: a running scheduler's address, or local:N to start N "
+        "worker processes here; this process alone writes --db (needs: pip install 'gomocup-bot[cluster]'; see docs/tournament.md)",
+    )
     r.add_argument("--quiet", "-q", action="store_true", help="no progress line even on a terminal")
     r.add_argument("--no-warmup", action="store_true", help="do not run `gomocup-bot warmup` before games with built-in engines")
     r.add_argument("--log-level", default="warning", help="log level for stderr (default warning)")
@@ -222,6 +227,16 @@ def _print_results(store: Store, summary: RunSummary | None, names: list[str] | 
 def _run(kind: str, engine_texts: list[str], args: argparse.Namespace) -> int:
     engines = _parse_engines(engine_texts, args)
     settings = _settings(kind, engines, args)
+    target = None
+    if args.cluster:
+        from tournament import cluster
+
+        if args.concurrency is not None:
+            raise UsageError("--concurrency is for local runs; on a cluster each worker thread plays one game (dask worker --nthreads)")
+        try:
+            target = cluster.cluster_target(args.cluster)
+        except cluster.ClusterError as exc:
+            raise UsageError(str(exc)) from None
     progress = Progress(enabled=False if args.quiet else None)
     db = Path(args.db)
     with Store(db) as store:
@@ -235,9 +250,17 @@ def _run(kind: str, engine_texts: list[str], args: argparse.Namespace) -> int:
         if progress.enabled:
             progress.note(
                 f"{kind}: {', '.join(e.name for e in settings.engines)}; {settings.game.width}x{settings.game.height} "
-                f"{settings.game.rules.name}; {settings.game.time.describe()}; {settings.concurrency} at once; db {db}"
+                f"{settings.game.rules.name}; {settings.game.time.describe()}; "
+                f"{target.describe() if target else f'{settings.concurrency} at once'}; db {db}"
             )
-        summary = trio.run(run_tournament, settings, store, progress, True)
+        if target is not None:
+            try:
+                summary = cluster.run_cluster(settings, store, progress, target, handle_signals=True, warmup=not args.no_warmup)
+            except cluster.ClusterError as exc:
+                print(f"gomocup-tournament: {exc}", file=sys.stderr)
+                return 1
+        else:
+            summary = trio.run(run_tournament, settings, store, progress, True)
         _print_results(store, summary, [e.name for e in settings.engines])
         if summary.stopped_by.startswith("interrupted"):
             again = "run the same ladder again" if kind == "ladder" else f"continue with: gomocup-tournament {kind} --db {db} --resume"

@@ -221,6 +221,35 @@ def fixed_plan(settings: TournamentSettings) -> list[Slot]:
     raise ValueError(f"no fixed plan for {settings.kind}")
 
 
+def half_played_pairs(games: list[GameRecord], done_slots: set[int], engines: set[str]) -> list[Slot]:
+    """The missing partner games of pairs a killed ladder run left half-played (among `engines`)."""
+    todo = []
+    for g in games:
+        partner = g.slot ^ 1
+        if partner not in done_slots and g.black in engines and g.white in engines:
+            todo.append(Slot(partner, g.pair_index, g.white, g.black))
+    return todo
+
+
+async def play_slot(
+    game: GameConfig, pool: EnginePool, specs: dict[str, EngineSpec], slot: Slot, opening_index: int, opening: Opening
+) -> GameRecord:
+    """Play one planned game with engines from `pool` (handed back afterwards) and label its record with the slot.
+
+    The local runner and the cluster workers (`tournament.cluster`) both play every game through here.
+    """
+    black = pool.acquire(specs[slot.black])
+    white = pool.acquire(specs[slot.white])
+    try:
+        record = await play_game(game, black, white, opening.squares(game.width, game.height), opening_text=opening.text())
+    finally:
+        with trio.CancelScope(shield=True):
+            await pool.release(black)
+            await pool.release(white)
+    record.slot, record.pair_index, record.opening_index = slot.slot, slot.pair_index, opening_index
+    return record
+
+
 def sprt_state(games: list[GameRecord], engine: str, sprt: SprtSettings) -> SprtResult:
     """SPRT for `engine` against its opponent from the games so far (pentanomial over complete pairs)."""
     if not sprt.pentanomial:
@@ -288,12 +317,7 @@ async def run_tournament(
     total: int | None = None
     if ladder:
         planner = LadderPlanner(names)
-        done_slots = store.done_slots()
-        # first finish pairs a killed run left half-played
-        for g in games:
-            partner = g.slot ^ 1
-            if partner not in done_slots and g.black in specs and g.white in specs:
-                todo.append(Slot(partner, g.pair_index, g.white, g.black))
+        todo = half_played_pairs(games, store.done_slots(), set(specs))
         next_pair = store.max_slot() // 2 + 1
         if settings.max_games is not None:
             total = len(games) + settings.max_games + len(todo)
@@ -353,18 +377,10 @@ async def run_tournament(
             opening_index, opening = book.for_pair(slot.pair_index, settings.game.width, settings.game.height)
             key = (slot.black, slot.white)
             in_flight[key] += 1
-            black = pool.acquire(specs[slot.black])
-            white = pool.acquire(specs[slot.white])
             try:
-                record = await play_game(
-                    settings.game, black, white, opening.squares(settings.game.width, settings.game.height), opening_text=opening.text()
-                )
+                record = await play_slot(settings.game, pool, specs, slot, opening_index, opening)
             finally:
                 in_flight[key] -= 1
-                with trio.CancelScope(shield=True):
-                    await pool.release(black)
-                    await pool.release(white)
-            record.slot, record.pair_index, record.opening_index = slot.slot, slot.pair_index, opening_index
             if not store.record_game(record):
                 log.warning("slot %d was already stored; result ignored", slot.slot)
                 continue
