@@ -31,7 +31,7 @@ DEFAULT_BACKEND = "ab"
 DEFAULT_THREADS = {"ab": 2, "mcts": 1}
 DEFAULT_REUSE = False
 DEFAULT_PARALLEL = "root"
-TACTICS_SHARE = 0.3  # of the planned time, at most, for the root's threat checks
+TACTICS_SHARE = 0.4  # of the planned time, at most, for the root's threat checks
 
 
 class FullEngine(SearchEngineBase):

@@ -19,9 +19,10 @@ from gomocup_bot.search import pvs as K
 from gomocup_bot.search.clock import Watchdog
 from gomocup_bot.search.vct import UNKNOWN, WIN, ThreatSolver
 
-VCF_NODES = 300_000
+VCF_NODES = 200_000
 VCT_DEPTH = 4  # threes in the attacker's line (fours are free)
 DEFENCE_WIDTH = 40  # candidate replies checked against the opponent's VCT
+DEFENCE_NODES = 8_000  # a candidate's budget: all of them should fit in the time
 
 
 @dataclass
@@ -37,7 +38,7 @@ class RootPlan:
 
 
 def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=frozenset(),
-            vct_nodes: int = 400_000) -> RootPlan:
+            vct_nodes: int = 150_000) -> RootPlan:
     """Run the checks for ``side`` to move on ``board`` (restored on return) until ``deadline``."""
     t0 = time.monotonic()
     plan = RootPlan()
@@ -74,14 +75,15 @@ def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=fr
         if result != WIN:
             return _done(plan, t0)
         plan.threat = line
-        plan.allowed = _defences(board, side, solver, abort, vct_nodes // 8, plan)
+        plan.allowed = _defences(board, side, solver, abort, DEFENCE_NODES, plan)
     return _done(plan, t0)
 
 
 def _defences(board, side: int, solver: ThreatSolver, abort, nodes: int, plan: RootPlan) -> list[int] | None:
-    """The candidates after which the opponent has no VCT (unknown counts as a defence); own
-    fours only delay, so they are kept only when nothing else defends. None when the check ran out
-    of time before it could say anything."""
+    """The candidates that refute the opponent's VCT. Each gets a small node budget so that all
+    can be tried in the time: proven refutations are kept; failing those, the candidates the
+    solver could not decide; own fours only delay, so they come in only when nothing else does.
+    None when the check could say nothing in time."""
     me = side - 1
     buf = np.zeros(int(board.meta[M_SIZE]), dtype=np.int32)
     work = K.new_work(board, K.new_tt(1 << 14), K.default_params(), np.zeros(1, dtype=np.int32))
@@ -90,7 +92,8 @@ def _defences(board, side: int, solver: ThreatSolver, abort, nodes: int, plan: R
     # the squares of the opponent's line first: that is where the defences usually are
     first = [q for q in plan.threat if q in set(cands)]
     cands = first + [q for q in cands if q not in set(first)]
-    kept: list[int] = []
+    proven: list[int] = []
+    undecided: list[int] = []
     fours: list[int] = []
     checked = 0
     for q in cands[:DEFENCE_WIDTH]:
@@ -103,19 +106,21 @@ def _defences(board, side: int, solver: ThreatSolver, abort, nodes: int, plan: R
         finally:
             unmake(board)
         plan.nodes += n
+        if result == UNKNOWN and abort[0]:
+            break  # cut by the clock: says nothing
         checked += 1
         if result != WIN:
-            (fours if four else kept).append(q)
-        if result == UNKNOWN and abort[0]:
-            break
+            (fours if four else (proven if result != UNKNOWN else undecided)).append(q)
     if checked == 0:
         return None
+    kept = proven or undecided
     if kept:
-        return kept + fours
+        return kept + (fours if not proven else [])
     if fours:
         return fours
-    # nothing defends: the position is lost to the VCT as far as we can see; let the search choose
-    plan.proven = -1
+    if checked < min(len(cands), DEFENCE_WIDTH):
+        return None  # not every candidate was tried: let the search choose
+    plan.proven = -1  # nothing defends, as far as the solver can see
     return None
 
 
