@@ -301,7 +301,9 @@ def rescan(paths: list[str], out_path: str, kinds: set[str]) -> None:
 
 def select(paths: list[str], data_dir: str, per_bucket: dict[str, int], max_seconds: float) -> None:
     """Pick the sets from candidate files: per (kind, rule, colour, length) at most `per_bucket[kind]`
-    positions (2 for the short VCFs), the cheapest to verify first; one file per kind."""
+    positions, the cheapest to verify first (attack positions that took more than `max_seconds` to
+    find, twice that under renju, and defence positions of more than 120 k nodes are left out); one
+    file per kind."""
     import os
 
     seen = set()
@@ -324,7 +326,7 @@ def select(paths: list[str], data_dir: str, per_bucket: dict[str, int], max_seco
         for (k, rule, side, length), recs in sorted(buckets.items()):
             if k != kind:
                 continue
-            take = per_bucket[kind] + (1 if kind == "vcf" and length <= 4 else 0)
+            take = per_bucket[kind]
             chosen += sorted(recs, key=lambda r: r["seconds"])[:take]
         with open(os.path.join(data_dir, f"{kind}.jsonl"), "w") as f:
             for rec in chosen:
