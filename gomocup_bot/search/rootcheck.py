@@ -38,7 +38,7 @@ class RootPlan:
 
 
 def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=frozenset(),
-            vct_nodes: int = 150_000) -> RootPlan:
+            vct_nodes: int = 300_000) -> RootPlan:
     """Run the checks for ``side`` to move on ``board`` (restored on return) until ``deadline``."""
     t0 = time.monotonic()
     plan = RootPlan()
@@ -70,7 +70,7 @@ def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=fr
             if abort[0]:
                 return _done(plan, t0)
         # the opponent's threats, as if it were to move
-        result, line, n = solver.run(board, 3 - side, vct=True, max_depth=VCT_DEPTH, max_nodes=vct_nodes)
+        result, line, n = solver.run(board, 3 - side, vct=True, max_depth=VCT_DEPTH, max_nodes=vct_nodes // 2)
         plan.nodes += n
         if result != WIN:
             return _done(plan, t0)

@@ -9,8 +9,10 @@ An AND/OR proof search, depth-first with iterative deepening on the number of at
 * defender node: a five square of the attacker must be blocked (a renju foul square cannot be:
   black loses); an open-four or four-three square of the attacker must be answered: the defender
   may play any square where the attacker would make a four (the blocks of every three, near and
-  far) or any own four (counter-play, which the attacker must block in turn), and the attack
-  succeeds only if it succeeds against every one of them. No pending threat: the attack failed.
+  far; with only a four-three pending, any square where it would make a three too, since the
+  four-three also breaks on its three's line) or any own four (counter-play, which the attacker
+  must block in turn), and the attack succeeds only if it succeeds against every one of them. No
+  pending threat: the attack failed.
 
 The replies are a superset of the moves that stop the threat, so a proof is a proof. Proven
 failures are stored with their depth in a small table (a failure at depth d holds for every
@@ -97,13 +99,16 @@ def _gen_attacks(b, a, ply, w):
 
 @njit(cache=True, nogil=True)
 def _gen_replies(b, a, ply, w):
-    """The defender's answers to a pending threat: squares where the attacker makes a four, and
-    the defender's own fours; returns the count."""
+    """The defender's answers to a pending threat: squares where the attacker makes a four (also
+    a three when only a four-three is pending), and the defender's own fours; returns the count."""
     ai = a - 1
     di = 1 - ai
     base0 = ply * MAX_GEN
     n = 0
     width = b.meta[M_WIDTH]
+    # only a four-three pending: it can also be broken on its three's line, where the attacker
+    # would make a three, not a four
+    lowest = C_FOUR if b.cnt[ai, C_FLEX4] > 0 else C_THREE
     for y in range(b.meta[M_HEIGHT]):
         base = (y + b.meta[M_PAD]) * b.meta[M_STRIDE] + b.meta[M_PAD]
         for q in range(base, base + width):
@@ -111,7 +116,7 @@ def _gen_replies(b, a, ply, w):
                 continue
             ca = b.cls[ai, q]
             cd = b.cls[di, q]
-            if not (_is_four_class(ca) or _is_four_class(cd)):
+            if not ((ca >= lowest and ca < C_FIVE) or _is_four_class(cd)):
                 continue
             if n >= MAX_GEN:
                 break

@@ -122,7 +122,7 @@ _ENGINE = {}
 def brain_move(rec) -> tuple[int, int]:
     from gomocup_bot.engine import Position, SearchRequest, StopFlag
     from gomocup_bot.engines import create_engine
-    from gomocup_bot.timeman import move_budget
+    from gomocup_bot.brain.timeman import move_budget
 
     engine = _ENGINE.get("brain")
     if engine is None:
