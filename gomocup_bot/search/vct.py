@@ -39,7 +39,7 @@ from gomocup_bot.core.classes import (
     combo_tables,
 )
 from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_PAD, M_RULE, M_SIZE, M_STRIDE, M_WIDTH, RULE_RENJU
-from gomocup_bot.search.pvs import find_class, legal_for
+from gomocup_bot.search.pvs import find_class, legal_for, sort_moves
 
 WIN, FAIL, UNKNOWN = 1, 0, -1
 MAX_PLY = 128
@@ -93,7 +93,7 @@ def _gen_attacks(b, a, ply, w):
             w.moves[base0 + n] = q
             w.scores[base0 + n] = sc
             n += 1
-    _sort(w, base0, n)
+    sort_moves(w, base0, n)
     return n
 
 
@@ -123,22 +123,8 @@ def _gen_replies(b, a, ply, w):
             w.moves[base0 + n] = q
             w.scores[base0 + n] = np.int32(ca) * 16 + cd
             n += 1
-    _sort(w, base0, n)
+    sort_moves(w, base0, n)
     return n
-
-
-@njit(cache=True, nogil=True)
-def _sort(w, base0, n):
-    for i in range(1, n):
-        q = w.moves[base0 + i]
-        sc = w.scores[base0 + i]
-        j = i - 1
-        while j >= 0 and w.scores[base0 + j] < sc:
-            w.moves[base0 + j + 1] = w.moves[base0 + j]
-            w.scores[base0 + j + 1] = w.scores[base0 + j]
-            j -= 1
-        w.moves[base0 + j + 1] = q
-        w.scores[base0 + j + 1] = sc
 
 
 @njit(cache=True, nogil=True, forceinline=True)
