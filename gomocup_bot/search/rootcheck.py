@@ -1,7 +1,7 @@
 """The root's threat checks on the core board, before the principal-variation search.
 
-In order: an own five; the opponent's five (block it, or the game is lost); an own VCF; an own
-VCT; then, if the opponent would have a VCT were it to move, the defence set -- the candidate
+In order: an own five; the opponent's five (block it, or the game is lost); an own VCT (deepened
+from zero threes, i.e. a VCF first); then, if the opponent would have a VCT were it to move, the defence set -- the candidate
 moves after which the opponent's VCT no longer works -- which the tree search is then limited to.
 Each step runs against a share of the move's time (a watchdog raises the solvers' stop flag).
 """
@@ -19,7 +19,6 @@ from gomocup_bot.search import pvs as K
 from gomocup_bot.search.clock import Watchdog
 from gomocup_bot.search.vct import UNKNOWN, WIN, ThreatSolver
 
-VCF_NODES = 200_000
 VCT_DEPTH = 4  # threes in the attacker's line (fours are free)
 DEFENCE_WIDTH = 40  # candidate replies checked against the opponent's VCT
 DEFENCE_NODES = 8_000  # a candidate's budget: all of them should fit in the time
@@ -61,14 +60,14 @@ def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=fr
         return _done(plan, t0)
     with Watchdog(stop_array, deadline) as abort:
         solver = ThreatSolver(board, abort)
-        for vct, depth, nodes, reason in ((False, 0, VCF_NODES, "vcf"), (True, VCT_DEPTH, vct_nodes, "vct")):
-            result, line, n = solver.run(board, side, vct=vct, max_depth=depth, max_nodes=nodes)
-            plan.nodes += n
-            if result == WIN and line and line[0] not in excluded:
-                plan.move, plan.reason, plan.proven, plan.line = line[0], reason, 1, line
-                return _done(plan, t0)
-            if abort[0]:
-                return _done(plan, t0)
+        # the VCT deepens from 0 threes, which is the VCF: one search finds the shortest kind first
+        result, line, n = solver.run(board, side, vct=True, max_depth=VCT_DEPTH, max_nodes=vct_nodes)
+        plan.nodes += n
+        if result == WIN and line and line[0] not in excluded:
+            plan.move, plan.reason, plan.proven, plan.line = line[0], "vct", 1, line
+            return _done(plan, t0)
+        if abort[0]:
+            return _done(plan, t0)
         # the opponent's threats, as if it were to move
         result, line, n = solver.run(board, 3 - side, vct=True, max_depth=VCT_DEPTH, max_nodes=vct_nodes // 2)
         plan.nodes += n

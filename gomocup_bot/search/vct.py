@@ -49,7 +49,7 @@ VCT_SALT = np.uint64(0x3C6EF372FE94F82B)  # VCF failures say nothing of VCT
 
 ThreatWork = namedtuple("ThreatWork", ["tt_key", "tt_depth", "moves", "scores", "line", "counter", "limits",
                                        "stop", "attack"])
-# counter: [nodes, best line length]; limits: [max nodes, vct (1) or vcf (0)]
+# counter: [nodes, best line length]; limits: [max nodes, vct (1) or vcf (0), first VCT depth]
 
 
 def new_work(board, stop, tt_entries: int = 1 << 16) -> ThreatWork:
@@ -59,7 +59,7 @@ def new_work(board, stop, tt_entries: int = 1 << 16) -> ThreatWork:
     _, attack, _ = combo_tables(int(board.meta[M_RULE]) == RULE_RENJU)
     return ThreatWork(np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.int8),
                       np.zeros(MAX_PLY * MAX_GEN, dtype=np.int32), np.zeros(MAX_PLY * MAX_GEN, dtype=np.int32),
-                      np.full(MAX_PLY, -1, dtype=np.int32), np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64),
+                      np.full(MAX_PLY, -1, dtype=np.int32), np.zeros(2, dtype=np.int64), np.zeros(3, dtype=np.int64),
                       stop, attack)
 
 
@@ -266,7 +266,7 @@ def solve(b, a, max_depth, w):
     """Attacker ``a`` (to move): VCF (fours only, one pass), or VCT by iterative deepening on the
     number of threes 0..max_depth; (result, threes used)."""
     result = FAIL
-    first = 0 if w.limits[1] != 0 else max_depth
+    first = w.limits[2] if w.limits[1] != 0 else max_depth
     for depth in range(first, max_depth + 1):
         r = node(b, a, np.int64(1), np.int64(depth), np.int64(0), np.int64(-1), w)
         if r == WIN:
@@ -285,12 +285,15 @@ class ThreatSolver:
         self.stop = stop if stop is not None else np.zeros(1, dtype=np.int32)
         self.work = new_work(board, self.stop, tt_entries)
 
-    def run(self, board, attacker: int, *, vct: bool, max_depth: int, max_nodes: int) -> tuple[int, list[int], int]:
-        """(WIN/FAIL/UNKNOWN, the winning line from the attacker's first move, nodes)."""
+    def run(self, board, attacker: int, *, vct: bool, max_depth: int, max_nodes: int,
+            min_depth: int = 0) -> tuple[int, list[int], int]:
+        """(WIN/FAIL/UNKNOWN, the winning line from the attacker's first move, nodes). VCT deepens
+        from ``min_depth`` threes to ``max_depth``."""
         w = self.work
         w.counter[:] = 0
         w.limits[0] = max_nodes
         w.limits[1] = 1 if vct else 0
+        w.limits[2] = min(max(0, min_depth), max_depth)
         w.line[:] = -1
         result, _ = solve(board, attacker, max_depth, w)
         line: list[int] = []
