@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol.rules import RuleError, Rules
+from tournament.endings import Ending
 from tournament.record import GameRecord
 from tournament.report import standings
 from tournament.store import Store
@@ -86,7 +87,7 @@ def summary(games: list[GameRecord], config: dict[str, Any] | None = None, *, wi
     losses_by: dict[str, Counter] = defaultdict(Counter)
     for g in games:
         endings[g.ending.value] += 1
-        if g.loser is not None:
+        if g.loser is not None and g.ending is not Ending.FIVE:  # the column counts losses not by five
             losses_by[g.loser][g.ending.value] += 1
         for me, other in ((g.black, g.white), (g.white, g.black)):
             points[(me, other)] += g.score_for(me)

@@ -97,3 +97,18 @@ def test_brain_and_other_commands_do_not_import_the_web_stack():
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_html_report_counts_only_losses_not_by_five_in_that_column(tmp_path):
+    db = tmp_path / "faults.sqlite"
+    timed_out = _game("a", "b", 1)
+    timed_out.ending, timed_out.detail = Ending.TIME_TURN, "b: move arrived after 2100ms"
+    with Store(db) as store:
+        store.add_engine("a", "builtin:greedy")
+        store.add_engine("b", "builtin:random")
+        store.record_game(_game("a", "b", 0))  # b loses by a five: not a fault
+        store.record_game(timed_out)  # b loses on time: a fault
+        games = store.games()
+    data = summary(games, None)
+    assert data["losses_by"].get("b") == {Ending.TIME_TURN.value: 1}
+    assert "a" not in data["losses_by"]
