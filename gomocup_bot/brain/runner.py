@@ -34,7 +34,7 @@ log = logging.getLogger("gomocup_bot.brain.runner")
 STOP_GRACE = 0.25  # seconds a stopped search may take to return before its thread is abandoned
 END_DEADLINE = 0.3  # after END, seconds the queue gets to drain (a hurried search answering) before we leave
 QUEUE_SIZE = 10000
-FIRST_SEARCH_S = 0.15  # a move that waits for the loading engine keeps this much for the real search
+FIRST_SEARCH_S = 0.1  # a move that waits for the loading engine keeps this much for the real search
 STARTUP_CAP_S = 2.0  # a process older than this at its first read was suspended or kept waiting
 FIRST_READ_WAIT_S = 0.05  # a first read that returns later than this waited: its input is fresh
 
