@@ -33,7 +33,7 @@ from gomocup_bot.core.classes import (
     N_CLASSES,
     combo_tables,
 )
-from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_K, M_PAD, M_RULE, M_SIZE, M_STRIDE, M_WIDTH, RULE_RENJU
+from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_PAD, M_RULE, M_SIZE, M_STRIDE, M_WIDTH, RULE_RENJU
 from gomocup_bot.core.rules import is_legal
 
 WIN = 30000
@@ -524,7 +524,3 @@ def root_candidates(b, side, w, out):
             out[m] = q
             m += 1
     return m
-
-
-__all__ = ["Work", "WIN", "WIN_BOUND", "NO_SCORE", "new_tt", "new_work", "default_params", "negamax",
-           "search_root", "root_candidates", "evaluate", "N_CLASSES", "M_K"]

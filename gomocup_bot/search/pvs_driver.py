@@ -112,7 +112,6 @@ class PvsSearcher:
             if helper is not None:
                 helper.start()
             for depth in range(1, limit + 1):
-                t0 = time.monotonic()
                 score = prev_score if prev_score is not None else 0
                 if depth >= 5 and prev_score is not None and abs(prev_score) < K.WIN_BOUND:
                     alpha, beta = score - ASPIRATION, score + ASPIRATION

@@ -126,6 +126,3 @@ def _defences(board, side: int, solver: ThreatSolver, abort, nodes: int, plan: R
 def _done(plan: RootPlan, t0: float) -> RootPlan:
     plan.seconds = time.monotonic() - t0
     return plan
-
-
-__all__ = ["RootPlan", "analyse", "C_FLEX4", "UNKNOWN"]

@@ -38,7 +38,7 @@ from gomocup_bot.core.classes import (
     C_THREEP,
     combo_tables,
 )
-from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_PAD, M_RULE, M_SIZE, M_STRIDE, M_WIDTH, RULE_RENJU
+from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_PAD, M_RULE, M_STRIDE, M_WIDTH, RULE_RENJU
 from gomocup_bot.search.pvs import find_class, legal_for, sort_moves
 
 WIN, FAIL, UNKNOWN = 1, 0, -1
@@ -303,6 +303,3 @@ class ThreatSolver:
                     break
                 line.append(int(q))
         return int(result), line, int(w.counter[0])
-
-
-__all__ = ["WIN", "FAIL", "UNKNOWN", "ThreatSolver", "solve", "new_work", "M_SIZE"]
