@@ -19,6 +19,7 @@ MARGIN_S = 0.06  # fixed part of the safety margin (reply, pipe, scheduler)
 MARGIN_FRACTION = 0.05  # proportional part
 SOFT_FRACTION = 0.8  # the planned share of the hard budget (the search stretches or shrinks it)
 MIN_MOVES_LEFT = 12  # spread the match clock over at least this many of our moves
+MATCH_SPACE = 21  # ... and at most this many (strong engines plan ~21): the share is recomputed every move
 MAX_BUDGET_S = 24 * 3600.0
 
 
@@ -39,7 +40,7 @@ def budget_seconds(info: dict[str, int], *, empty_squares: int | None = None) ->
             return INSTANT_S
         moves_left = MIN_MOVES_LEFT
         if empty_squares is not None:
-            moves_left = max(MIN_MOVES_LEFT, min(40, empty_squares // 6))
+            moves_left = max(MIN_MOVES_LEFT, min(MATCH_SPACE, empty_squares // 6))
         share_s = left_ms / 1000 / moves_left
         # never plan to use more than what is left minus the margin
         cap_s = max(INSTANT_S, left_ms / 1000 - _margin(left_ms / 1000))

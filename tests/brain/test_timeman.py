@@ -58,3 +58,13 @@ def test_process_age_is_measured_from_process_creation():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     age = float(out)
     assert 0.25 <= age < 10.0  # /proc counts in 10 ms ticks
+
+
+def test_gomocup_match_clock_is_planned_over_about_21_moves():
+    # 5 s a move + 120 s a game, first move: 120 s / 21 > 5 s, so the turn limit decides (less the
+    # margin); spreading over 37 moves (225 empty squares / 6) would have given 3.2 s
+    info = {"timeout_turn": 5000, "timeout_match": 120000, "time_left": 120000}
+    assert budget_seconds(info, empty_squares=225) == pytest.approx(budget_seconds({"timeout_turn": 5000}))
+    # half the clock gone: 60 s / 21
+    b = budget_seconds({**info, "time_left": 60000}, empty_squares=200)
+    assert 60 / 21 * 0.85 < b <= 60 / 21
