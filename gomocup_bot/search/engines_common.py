@@ -81,12 +81,10 @@ class SearchEngineBase:
         raise NotImplementedError
 
 
-def alpha_beta_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView, budget, allowed,
-                      label: str, show_score: bool = False) -> SearchResult:
-    """Run an iterative-deepening alpha-beta searcher and turn its answer into a `SearchResult`
-    (shared by the full brain and `minimax`): one BEST line per change of mind, one summary line."""
-    from gomocup_bot.search import alphabeta as AB
-
+def _best_reporter(request: SearchRequest, view: BoardView):
+    """An iteration callback sending one BEST line per change of mind (None when nobody listens)."""
+    if request.report is None:
+        return None
     shown = {"move": -1}
 
     def on_iteration(out):
@@ -94,23 +92,39 @@ def alpha_beta_result(searcher, request: SearchRequest, stop: StopFlag, view: Bo
             shown["move"] = out.move
             report(request, "best", view, out.move, depth=out.depth, nodes=out.nodes)
 
+    return on_iteration
+
+
+def _finish(request: SearchRequest, view: BoardView, out, label: str, *, win_bound: int, score_scale: float,
+            seconds: float, extra: str) -> SearchResult:
+    """The summary line and the `SearchResult` of an iterative-deepening search's outcome."""
+    if out.move < 0:
+        return make_result(view, view.fallback())
+    winrate = 0.5 + 0.5 * max(-1.0, min(1.0, out.score / score_scale))
+    if abs(out.score) > win_bound:
+        winrate = 1.0 if out.score > 0 else 0.0
+    report(request, "summary", view, out.move, depth=out.depth, nodes=out.nodes, winrate=winrate,
+           text=summary_text(label, view, depth=out.depth, nodes=out.nodes, winrate=winrate, pv=out.pv,
+                             seconds=seconds, extra=extra))
+    return make_result(view, out.move, proven=out.proven, winrate=winrate, depth=out.depth,
+                       nodes=out.nodes, pv=out.pv, alternatives=out.ranked, nbest=request.nbest)
+
+
+def alpha_beta_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView, budget, allowed,
+                      label: str, show_score: bool = False) -> SearchResult:
+    """Run an iterative-deepening alpha-beta searcher (the window-count one: caro, k > 5, `minimax`)
+    and turn its answer into a `SearchResult`: one BEST line per change of mind, one summary line."""
+    from gomocup_bot.search import alphabeta as AB
+
     t0 = time.monotonic()
     out = searcher.search(view.cells, view.near, view.geo, view.side, stop.array,
                           soft_deadline=budget.soft, hard_deadline=budget.hard,
                           allowed=allowed, excluded=view.excluded,
                           max_depth=budget.max_depth, max_nodes=budget.max_nodes,
-                          on_iteration=on_iteration if request.report else None)
-    if out.move < 0:
-        return make_result(view, view.fallback())
-    winrate = 0.5 + 0.5 * max(-1.0, min(1.0, out.score / 20000.0))
-    if abs(out.score) > AB.WIN_BOUND:
-        winrate = 1.0 if out.score > 0 else 0.0
-    report(request, "summary", view, out.move, depth=out.depth, nodes=out.nodes, winrate=winrate,
-           text=summary_text(label, view, depth=out.depth, nodes=out.nodes, winrate=winrate, pv=out.pv,
-                             seconds=time.monotonic() - t0,
-                             extra=f"threads {searcher.config.threads}" + (f" score {out.score}" if show_score else "")))
-    return make_result(view, out.move, proven=out.proven, winrate=winrate, depth=out.depth,
-                       nodes=out.nodes, pv=out.pv, alternatives=out.ranked, nbest=request.nbest)
+                          on_iteration=_best_reporter(request, view))
+    return _finish(request, view, out, label, win_bound=AB.WIN_BOUND, score_scale=20000.0,
+                   seconds=time.monotonic() - t0,
+                   extra=f"threads {searcher.config.threads}" + (f" score {out.score}" if show_score else ""))
 
 
 def pvs_supported(position) -> bool:
@@ -128,24 +142,8 @@ def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView
 
     if board is None:
         board = board_from_position(request.position)
-    shown = {"move": -1}
-
-    def on_iteration(out):
-        if out.move != shown["move"]:
-            shown["move"] = out.move
-            report(request, "best", view, out.move, depth=out.depth, nodes=out.nodes)
-
     out = searcher.search(board, view.side, stop.array, soft_deadline=budget.soft, hard_deadline=budget.hard,
                           allowed=allowed, excluded=view.excluded, max_depth=budget.max_depth,
-                          max_nodes=budget.max_nodes, on_iteration=on_iteration if request.report else None)
-    if out.move < 0:
-        return make_result(view, view.fallback())
-    winrate = 0.5 + 0.5 * max(-1.0, min(1.0, out.score / 2000.0))
-    if abs(out.score) > K.WIN_BOUND:
-        winrate = 1.0 if out.score > 0 else 0.0
-    report(request, "summary", view, out.move, depth=out.depth, nodes=out.nodes, winrate=winrate,
-           text=summary_text(label, view, depth=out.depth, nodes=out.nodes, winrate=winrate, pv=out.pv,
-                             seconds=out.seconds,
-                             extra=f"sel {out.seldepth} threads {out.threads} score {out.score} stop {out.stopped_by}"))
-    return make_result(view, out.move, proven=out.proven, winrate=winrate, depth=out.depth,
-                       nodes=out.nodes, pv=out.pv, alternatives=out.ranked, nbest=request.nbest)
+                          max_nodes=budget.max_nodes, on_iteration=_best_reporter(request, view))
+    return _finish(request, view, out, label, win_bound=K.WIN_BOUND, score_scale=2000.0, seconds=out.seconds,
+                   extra=f"sel {out.seldepth} threads {out.threads} score {out.score} stop {out.stopped_by}")
