@@ -31,6 +31,11 @@ DEFAULT_BACKEND = "ab"
 DEFAULT_THREADS = {"ab": 2, "mcts": 1}
 DEFAULT_REUSE = False
 DEFAULT_PARALLEL = "root"
+# the PVS's selective search (options prune, vct_depth, vct_nodes; docs/search.md has the matches
+# that chose these)
+DEFAULT_PRUNE = 0
+DEFAULT_VCT_DEPTH = 0
+DEFAULT_VCT_NODES = 300
 TACTICS_SHARE = 0.4  # of the planned time, at most, for the root's threat checks
 
 
@@ -116,7 +121,9 @@ class FullEngine(SearchEngineBase):
             per_node = NODE_BYTES + (REROOT_BYTES if self.mcts_config.reuse else 0)
             self._mcts = MctsSearcher(self.mcts_config, tree_bytes // per_node)
         if self.backend == "ab" and self._pvs is None:
-            self._pvs = PvsSearcher(tt_bytes, PvsConfig(threads=self.threads))
+            self._pvs = PvsSearcher(tt_bytes, PvsConfig(threads=self.threads, prune=self.option("prune", DEFAULT_PRUNE, int),
+                                                         vct_depth=self.option("vct_depth", DEFAULT_VCT_DEPTH, int),
+                                                         vct_nodes=self.option("vct_nodes", DEFAULT_VCT_NODES, int)))
 
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
         budget = deadlines(request, self.level.time_share)

@@ -23,10 +23,11 @@ from gomocup_bot.core.board import make, unmake
 from gomocup_bot.core.classes import (
     C_FIVE,
     C_FLEX4,
-    C_FORBID,
+    C_DOUBLE3,
     C_FOUR,
     C_FOUR3,
     C_THREE,
+    C_THREEP,
     EVAL_OPP,
     EVAL_SELF,
     EVAL_TEMPO,
@@ -34,7 +35,8 @@ from gomocup_bot.core.classes import (
     combo_tables,
 )
 from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_PAD, M_RULE, M_SIZE, M_STRIDE, M_WIDTH, RULE_RENJU
-from gomocup_bot.core.rules import is_legal
+from gomocup_bot.search import vct as T
+from gomocup_bot.search.layer import find_class, legal_for, sort_moves  # noqa: F401 (re-exported)
 
 WIN = 30000
 WIN_BOUND = WIN - 1000  # scores beyond this are forced wins/losses (WIN - plies)
@@ -51,15 +53,27 @@ P_TEMPO = 1
 P_QDEPTH = 2  # fours the quiescence may play in a row
 P_LMR_MIN = 3  # first move index that may be reduced
 P_MAX_NODES = 4  # 0 = no limit
-P_LEN = 6
+P_PRUNE = 5  # selective pruning at null-window nodes: 0 off; 1 futility, late-move pruning and deeper LMR of quiet moves; 2 also LMR of late threes
+P_VCT_DEPTH = 6  # probe the threat search (VCT) at quiet PV nodes with at most this depth left (0: never)
+P_VCT_NODES = 7  # threat-search nodes one probe may spend
+P_VCT_THREES = 8  # threes the probe's VCT may use (fours are free)
+P_LEN = 10
+
+# selective pruning (P_PRUNE): a quiet move (neither side gets a three or better on its square)
+# cannot lift a frontier node that stands this far below alpha; near the horizon only the first
+# quiet moves in the ordering are tried
+FUTILITY_MARGIN = (0, 90, 220)  # by remaining depth 1, 2
+LATE_MOVE_COUNT = (0, 5, 8, 12)  # quiet moves tried at remaining depth 1, 2, 3
 
 # counters
 K_NODES = 0
 K_SELDEPTH = 1
+K_VCT_NODES = 2  # threat-search nodes spent by the probes
+K_VCT_WINS = 3  # probes that proved a win
 K_LEN = 4
 
 Work = namedtuple("Work", ["tt_key", "tt_data", "killers", "history", "moves", "scores", "counter",
-                           "params", "stop", "attack", "defend", "eval_self", "eval_opp"])
+                           "params", "stop", "attack", "defend", "eval_self", "eval_opp", "threat"])
 
 
 def default_params() -> np.ndarray:
@@ -68,6 +82,10 @@ def default_params() -> np.ndarray:
     p[P_TEMPO] = EVAL_TEMPO
     p[P_QDEPTH] = 2
     p[P_LMR_MIN] = 4
+    p[P_PRUNE] = 0
+    p[P_VCT_DEPTH] = 0
+    p[P_VCT_NODES] = 200
+    p[P_VCT_THREES] = 2
     return p
 
 
@@ -85,7 +103,8 @@ def new_work(board, tt, params: np.ndarray, stop: np.ndarray) -> Work:
     _, attack, defend = combo_tables(int(board.meta[M_RULE]) == RULE_RENJU)
     return Work(tt[0], tt[1], np.zeros(MAX_PLY * 2, dtype=np.int32), np.zeros(2 * size, dtype=np.int32),
                 np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32), np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32),
-                np.zeros(K_LEN, dtype=np.int64), params, stop, attack, defend, EVAL_SELF.copy(), EVAL_OPP.copy())
+                np.zeros(K_LEN, dtype=np.int64), params, stop, attack, defend, EVAL_SELF.copy(), EVAL_OPP.copy(),
+                T.new_work(board, stop, 1 << 14))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -168,37 +187,15 @@ def evaluate(b, side, w):
     return v
 
 
-@njit(cache=True, nogil=True)
-def find_class(b, side_i, cls, last):
-    """A square where colour side_i+1 has class ``cls``: first on the lines through ``last``
-    (where a new threat comes from), else anywhere; -1 if none."""
-    if last > 0:
-        for d in range(4):
-            s = b.dirs[d]
-            for i in range(-4, 5):
-                q = last + i * s
-                if i != 0 and b.cells[q] == EMPTY and b.cls[side_i, q] == cls:
-                    return q
-    w = b.meta[M_WIDTH]
-    for y in range(b.meta[M_HEIGHT]):
-        base = (y + b.meta[M_PAD]) * b.meta[M_STRIDE] + b.meta[M_PAD]
-        for q in range(base, base + w):
-            if b.cells[q] == EMPTY and b.cls[side_i, q] == cls:
-                return q
-    return -1
+@njit(cache=True, nogil=True, forceinline=True)
+def _threat_makers(b, me):
+    """Squares where side index ``me`` would make an open three or better (a VCT needs one)."""
+    return b.cnt[me, C_THREE] + b.cnt[me, C_THREEP] + b.cnt[me, C_DOUBLE3] + _fours_of(b, me)
 
 
 @njit(cache=True, nogil=True, forceinline=True)
 def _fours_of(b, me):
     return b.cnt[me, C_FOUR] + b.cnt[me, C_FOUR + 1] + b.cnt[me, C_FOUR3] + b.cnt[me, C_FLEX4]
-
-
-@njit(cache=True, nogil=True)
-def legal_for(b, q, side):
-    """Can ``side`` play empty q? (renju: black's foul shapes get the exact check)."""
-    if side == 1 and b.cls[0, q] == C_FORBID and b.meta[M_RULE] == RULE_RENJU:
-        return is_legal(b, q, side)
-    return True
 
 
 @njit(cache=True, nogil=True)
@@ -240,21 +237,6 @@ def gen_moves(b, side, w, ply, mode, tt_move):
             w.scores[base0 + n] = sc
             n += 1
     return n
-
-
-@njit(cache=True, nogil=True)
-def sort_moves(w, base0, n):
-    """Insertion sort of moves[base0:base0+n] by score, best first."""
-    for i in range(1, n):
-        q = w.moves[base0 + i]
-        sc = w.scores[base0 + i]
-        j = i - 1
-        while j >= 0 and w.scores[base0 + j] < sc:
-            w.moves[base0 + j + 1] = w.moves[base0 + j]
-            w.scores[base0 + j + 1] = w.scores[base0 + j]
-            j -= 1
-        w.moves[base0 + j + 1] = q
-        w.scores[base0 + j + 1] = sc
 
 
 @njit(cache=True, nogil=True, forceinline=True)
@@ -404,6 +386,21 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
         if n == 0:
             return -(WIN - ply - 4)
     else:
+        # a forced win by threes and fours the horizon would not see: ask the threat search
+        if beta - alpha > 1 and depth <= w.params[P_VCT_DEPTH] and depth >= 1 and _threat_makers(b, me) > 0:
+            tw = w.threat
+            tw.counter[0] = 0
+            tw.counter[1] = 0
+            tw.limits[0] = w.params[P_VCT_NODES]
+            tw.limits[1] = 1
+            tw.limits[2] = 0
+            r, _ = T.solve(b, side, w.params[P_VCT_THREES], tw)
+            w.counter[K_VCT_NODES] += tw.counter[0]
+            if r == T.WIN:
+                w.counter[K_VCT_WINS] += 1
+                v = WIN - ply - tw.counter[1] - 1
+                tt_store(w, key, _to_tt(v, ply), depth, FLAG_LOWER, tw.line[0])
+                return v
         n = gen_moves(b, side, w, ply, 0, tmove)
         mode = 0
         if n == 0:
@@ -416,17 +413,32 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
     best = -INF
     best_move = w.moves[base0]
     searched = 0
+    # selective pruning applies at null-window nodes with no threat to answer
+    selective = mode == 0 and beta - alpha == 1 and w.params[P_PRUNE] != 0
+    futile = False
+    if selective and depth <= 2:
+        futile = evaluate(b, side, w) + FUTILITY_MARGIN[depth] <= alpha
     for i in range(limit):
         if mode != 3:
             pick_next(w, base0, i, n)
         q = w.moves[base0 + i]
         if side == 1 and not legal_for(b, q, side):
             continue
+        quiet = b.cls[me, q] < C_THREE and b.cls[op, q] < C_THREE
+        if selective and quiet and searched > 0 and q != tmove:
+            if futile or (depth <= 3 and searched >= LATE_MOVE_COUNT[depth]):
+                continue
         # late quiet moves get a reduced null-window look first
         reduce = 0
         if mode == 0 and depth >= 3 and searched >= w.params[P_LMR_MIN] and q != tmove:
-            if b.cls[me, q] < C_THREE and b.cls[op, q] < C_THREE:
+            if quiet:
                 reduce = 1 if searched < 12 else 2
+                if selective and depth >= 6 and searched >= 6:
+                    reduce += 1
+            elif w.params[P_PRUNE] >= 2 and b.cls[me, q] < C_FOUR and b.cls[op, q] < C_FOUR:
+                reduce = 1  # a three or a three's block: still a late move
+            if w.params[P_PRUNE] != 0 and reduce > depth - 2:
+                reduce = depth - 2
         make(b, q, side)
         if searched == 0:
             v = negamax(b, 3 - side, child_depth, -beta, -alpha, ply + 1, np.int64(q), w)

@@ -31,6 +31,9 @@ class PvsConfig:
     max_depth: int = 60
     width: int = 14
     qdepth: int = 2
+    prune: int = 0  # 1: futility, late-move pruning and deeper reductions at null-window nodes
+    vct_depth: int = 0  # probe the threat search at nodes with at most this depth left (0: never)
+    vct_nodes: int = 200  # threat-search nodes per probe
 
 
 @dataclass
@@ -63,6 +66,9 @@ class PvsSearcher:
         p = K.default_params()
         p[K.P_WIDTH] = self.config.width
         p[K.P_QDEPTH] = self.config.qdepth
+        p[K.P_PRUNE] = int(self.config.prune)
+        p[K.P_VCT_DEPTH] = self.config.vct_depth
+        p[K.P_VCT_NODES] = self.config.vct_nodes
         p[K.P_MAX_NODES] = max_nodes
         return p
 

@@ -39,7 +39,7 @@ from gomocup_bot.core.classes import (
     combo_tables,
 )
 from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_PAD, M_RULE, M_STRIDE, M_WIDTH, RULE_RENJU
-from gomocup_bot.search.pvs import find_class, legal_for, sort_moves
+from gomocup_bot.search.layer import find_class, legal_for, sort_moves
 
 WIN, FAIL, UNKNOWN = 1, 0, -1
 MAX_PLY = 128
