@@ -30,6 +30,7 @@ from tests.search import threat_solver as T
 
 SIZE = 15
 VCF_DEPTH = 16  # the longest VCF looked for (fours before the five)
+MAX_VCF_LENGTH = 15  # the longest VCF kept in the set
 VCT_DEPTH = 8  # the longest VCT looked for (threat moves before the five)
 VCF_NODES = 200_000
 VCT_NODES = 20_000
@@ -382,35 +383,46 @@ def rescan(paths: list[str], out_path: str, kinds: set[str]) -> None:
                     print(out["kind"], out["length"], out["seconds"], file=sys.stderr, flush=True)
 
 
-def select(paths: list[str], data_dir: str, per_bucket: dict[str, int], max_seconds: float) -> None:
+def select(paths: list[str], data_dir: str, per_bucket: dict[str, int], max_seconds: float,
+           keep: list[str] = (), kinds: tuple[str, ...] = ("vcf", "vct", "defence")) -> None:
     """Pick the sets from candidate files: per (kind, rule, colour, length) at most `per_bucket[kind]`
     positions, the cheapest to verify first (attack positions that took more than `max_seconds` to
     find, twice that under renju, and defence positions of more than 120 k nodes are left out); one
-    file per kind."""
+    file per kind in `kinds`. Records of the `keep` files (the current sets) come first in their
+    buckets whatever their cost, so a new selection only fills buckets that were short."""
     import os
 
     seen = set()
     buckets: dict[tuple, list[dict]] = {}
-    for path in paths:
+    kept = set()
+    for path in list(keep) + list(paths):
         for line in open(path):
             rec = json.loads(line)
             key = (rec["rule"], tuple(map(tuple, rec["moves"])))
             limit = max_seconds * (2 if rec["rule"] == "renju" else 1)
-            if key in seen or (rec["kind"] != "defence" and rec["seconds"] > limit):
+            if path in keep:
+                kept.add(key)
+            elif key in seen or (rec["kind"] != "defence" and rec["seconds"] > limit):
                 continue
-            if rec["kind"] == "defence" and rec["nodes"] > 120_000:
+            if rec["kind"] == "defence" and rec["nodes"] > 120_000 and path not in keep:
+                continue
+            if rec["kind"] == "vcf" and rec["length"] > MAX_VCF_LENGTH:
                 continue
             seen.add(key)
             rec.pop("index", None)
             buckets.setdefault((rec["kind"], rec["rule"], rec["to_move"], rec["length"]), []).append(rec)
     os.makedirs(data_dir, exist_ok=True)
-    for kind in ("vcf", "vct", "defence"):
+
+    def order(r):
+        return (r["rule"], tuple(map(tuple, r["moves"]))) not in kept, r["seconds"]
+
+    for kind in kinds:
         chosen = []
         for (k, rule, side, length), recs in sorted(buckets.items()):
             if k != kind:
                 continue
             take = per_bucket[kind]
-            chosen += sorted(recs, key=lambda r: r["seconds"])[:take]
+            chosen += sorted(recs, key=order)[:take]
         with open(os.path.join(data_dir, f"{kind}.jsonl"), "w") as f:
             for rec in chosen:
                 f.write(json.dumps(rec, separators=(",", ":")) + "\n")
@@ -431,6 +443,7 @@ def main(argv=None) -> None:
     ap.add_argument("--opp-weight", type=float, default=0.3)
     ap.add_argument("--rescan", help="comma-separated candidate files to scan again (--want: which kinds)")
     ap.add_argument("--select", help="comma-separated candidate files: write the sets into --out (a directory)")
+    ap.add_argument("--keep", help="--select: comma-separated current set files whose records stay")
     ap.add_argument("--max-seconds", type=float, default=3.0)
     ap.add_argument("--lengthen", help="VCF candidate file to grow longer VCFs from (--games: tries each)")
     ap.add_argument("--grow", help="comma-separated VCF candidate files to grow long VCFs from by a random walk "
@@ -449,7 +462,8 @@ def main(argv=None) -> None:
         rescan(a.rescan.split(","), a.out, set(a.want.split(",")))
         return
     if a.select:
-        select(a.select.split(","), a.out, {"vcf": 1, "vct": 2, "defence": 3}, a.max_seconds)
+        select(a.select.split(","), a.out, {"vcf": 1, "vct": 2, "defence": 3}, a.max_seconds,
+               a.keep.split(",") if a.keep else [], tuple(a.want.split(",")))
         return
     if a.lengthen:
         lengthen(a.lengthen, a.out, a.seed, a.games)
