@@ -13,6 +13,9 @@ produces middlegames; every position on the way is scanned:
   (and has no open three on the board yet), and only 1..4 of the side's legal moves leave the
   opponent without one, none of them a four (a four that only delays would count as a refutation).
 
+Longer VCFs (to 15 fours) come from found ones: `--lengthen` takes stone pairs out, `--grow` walks
+randomly over stone changes (see `grow`).
+
 Each kept record carries the move list (x, y, colour in play order), the rule, the side to move, the
 kind, the length, the answers and the solver's node counts. `--select` then picks a balanced set
 from candidate files (see `select`).
