@@ -13,6 +13,9 @@ produces middlegames; every position on the way is scanned:
   (and has no open three on the board yet), and only 1..4 of the side's legal moves leave the
   opponent without one, none of them a four (a four that only delays would count as a refutation).
 
+Longer VCFs (to 15 fours) come from found ones: `--lengthen` takes stone pairs out, `--grow` walks
+randomly over stone changes (see `grow`).
+
 Each kept record carries the move list (x, y, colour in play order), the rule, the side to move, the
 kind, the length, the answers and the solver's node counts. `--select` then picks a balanced set
 from candidate files (see `select`).
@@ -30,6 +33,7 @@ from tests.search import threat_solver as T
 
 SIZE = 15
 VCF_DEPTH = 16  # the longest VCF looked for (fours before the five)
+MAX_VCF_LENGTH = 15  # the longest VCF kept in the set
 VCT_DEPTH = 8  # the longest VCT looked for (threat moves before the five)
 VCF_NODES = 200_000
 VCT_NODES = 20_000
@@ -261,6 +265,89 @@ def lengthen(path: str, out_path: str, seed: int, tries: int) -> None:
                         print("vcf", rec2["length"], file=sys.stderr, flush=True)
 
 
+GROW_NODES = 40_000  # the solver's budget per step of `grow` (a longer search is not worth keeping)
+
+
+def grow(paths: list[str], out_path: str, seed: int, steps: int, min_length: int, rules_only: set[str],
+         max_length: int = 15) -> None:
+    """Longer VCFs from found ones (lengths 12-15 and more) by a random walk over stone changes.
+
+    Each step takes out one attacker and one defender stone (as `lengthen`), or moves one stone to a
+    neighbouring empty square, or puts a defender stone on one of the attacker's squares of the
+    current shortest VCF (that VCF is gone) together with an attacker stone on an empty square next
+    to one of its own stones (the counts stay alternating; the new stones are played last). A change
+    is kept when the position stays legal and not instant and its shortest VCF (within GROW_NODES)
+    is at least as long as before and at most `max_length`: equal lengths are kept too, so the walk
+    can cross plateaus. Every position longer than the longest already written from the same start,
+    and at least `min_length`, is scanned in full (answers, cost) and written.
+    """
+    rng = random.Random(seed)
+    starts = []
+    for path in paths:
+        for line in open(path):
+            rec = json.loads(line)
+            if rec["kind"] == "vcf" and (not rules_only or rec["rule"] in rules_only) and rec["length"] <= max_length:
+                starts.append(rec)
+    for rec in starts:
+        rules = RULE_NAMES[rec["rule"]]
+        moves = [tuple(m) for m in rec["moves"]]
+        side, length = rec["to_move"], rec["length"]
+        line = [tuple(m) for m in rec["line"]]
+        best_written = max(length, min_length - 1)
+        t0 = time.perf_counter()
+        for step in range(steps):
+            mine = [m for m in moves if m[2] == side]
+            theirs = [m for m in moves if m[2] != side]
+            kind = rng.random()
+            if kind < 0.4 and len(mine) >= 6 and len(theirs) >= 6:
+                drop = {rng.choice(mine), rng.choice(theirs)}
+                cand = interleave([m for m in moves if m not in drop])
+            elif kind < 0.6:
+                taken = {(m[0], m[1]) for m in moves}
+                old = rng.choice(moves)
+                near = [(old[0] + i, old[1] + j) for i in (-1, 0, 1) for j in (-1, 0, 1)]
+                near = [q for q in near if 0 <= q[0] < SIZE and 0 <= q[1] < SIZE and q not in taken]
+                if not near:
+                    continue
+                q = rng.choice(near)
+                cand = interleave([m if m != old else (q[0], q[1], old[2]) for m in moves])
+            else:
+                taken = {(m[0], m[1]) for m in moves}
+                targets = [xy for xy in line[0::2] if tuple(xy) not in taken and xy[0] >= 0]
+                if not targets:
+                    continue
+                dx, dy = rng.choice(targets)
+                near = [(m[0] + i, m[1] + j) for m in mine for i in (-1, 0, 1) for j in (-1, 0, 1)]
+                near = [q for q in near if 0 <= q[0] < SIZE and 0 <= q[1] < SIZE and q not in taken
+                        and q != (dx, dy)]
+                if not near:
+                    continue
+                ax, ay = rng.choice(near)
+                cand = interleave(moves + [(dx, dy, 3 - side), (ax, ay, side)])
+            if (T.BLACK if len(cand) % 2 == 0 else T.WHITE) != side:
+                continue
+            if T.is_legal_position(SIZE, rules, cand) is not None:
+                continue
+            b = T.ThreatBoard(SIZE, rules, cand)
+            if not quiet_for(b, side):
+                continue
+            r = b.solve(side, VCF_DEPTH, False, GROW_NODES)
+            if r.status != T.WIN or not length <= r.length <= max_length:
+                continue
+            moves, length, line = cand, r.length, r.line
+            if length > best_written:
+                for rec2 in scan_position(rec["rule"], moves, {"vcf"}):
+                    rec2["source"] = rec.get("source", "") + f" grown {step + 1} steps"
+                    f_out = open(out_path, "a")
+                    f_out.write(json.dumps(rec2) + "\n")
+                    f_out.close()
+                    best_written = rec2["length"]
+                    print("vcf", rec["rule"], side, rec2["length"], rec2["nodes"], rec2["seconds"],
+                          f"step {step + 1}", file=sys.stderr, flush=True)
+        print(f"start {rec.get('source', '')}: {rec['length']} -> {length} in {time.perf_counter() - t0:.0f} s",
+              file=sys.stderr, flush=True)
+
+
 def defence_from(path: str, out_path: str) -> None:
     """For each attack record, the positions 1, 3, 5 and 7 plies earlier (the loser to move) as
     defence candidates."""
@@ -299,35 +386,46 @@ def rescan(paths: list[str], out_path: str, kinds: set[str]) -> None:
                     print(out["kind"], out["length"], out["seconds"], file=sys.stderr, flush=True)
 
 
-def select(paths: list[str], data_dir: str, per_bucket: dict[str, int], max_seconds: float) -> None:
+def select(paths: list[str], data_dir: str, per_bucket: dict[str, int], max_seconds: float,
+           keep: list[str] = (), kinds: tuple[str, ...] = ("vcf", "vct", "defence")) -> None:
     """Pick the sets from candidate files: per (kind, rule, colour, length) at most `per_bucket[kind]`
     positions, the cheapest to verify first (attack positions that took more than `max_seconds` to
     find, twice that under renju, and defence positions of more than 120 k nodes are left out); one
-    file per kind."""
+    file per kind in `kinds`. Records of the `keep` files (the current sets) come first in their
+    buckets whatever their cost, so a new selection only fills buckets that were short."""
     import os
 
     seen = set()
     buckets: dict[tuple, list[dict]] = {}
-    for path in paths:
+    kept = set()
+    for path in list(keep) + list(paths):
         for line in open(path):
             rec = json.loads(line)
             key = (rec["rule"], tuple(map(tuple, rec["moves"])))
             limit = max_seconds * (2 if rec["rule"] == "renju" else 1)
-            if key in seen or (rec["kind"] != "defence" and rec["seconds"] > limit):
+            if path in keep:
+                kept.add(key)
+            elif key in seen or (rec["kind"] != "defence" and rec["seconds"] > limit):
                 continue
-            if rec["kind"] == "defence" and rec["nodes"] > 120_000:
+            if rec["kind"] == "defence" and rec["nodes"] > 120_000 and path not in keep:
+                continue
+            if rec["kind"] == "vcf" and rec["length"] > MAX_VCF_LENGTH:
                 continue
             seen.add(key)
             rec.pop("index", None)
             buckets.setdefault((rec["kind"], rec["rule"], rec["to_move"], rec["length"]), []).append(rec)
     os.makedirs(data_dir, exist_ok=True)
-    for kind in ("vcf", "vct", "defence"):
+
+    def order(r):
+        return (r["rule"], tuple(map(tuple, r["moves"]))) not in kept, r["seconds"]
+
+    for kind in kinds:
         chosen = []
         for (k, rule, side, length), recs in sorted(buckets.items()):
             if k != kind:
                 continue
             take = per_bucket[kind]
-            chosen += sorted(recs, key=lambda r: r["seconds"])[:take]
+            chosen += sorted(recs, key=order)[:take]
         with open(os.path.join(data_dir, f"{kind}.jsonl"), "w") as f:
             for rec in chosen:
                 f.write(json.dumps(rec, separators=(",", ":")) + "\n")
@@ -348,8 +446,14 @@ def main(argv=None) -> None:
     ap.add_argument("--opp-weight", type=float, default=0.3)
     ap.add_argument("--rescan", help="comma-separated candidate files to scan again (--want: which kinds)")
     ap.add_argument("--select", help="comma-separated candidate files: write the sets into --out (a directory)")
+    ap.add_argument("--keep", help="--select: comma-separated current set files whose records stay")
     ap.add_argument("--max-seconds", type=float, default=3.0)
     ap.add_argument("--lengthen", help="VCF candidate file to grow longer VCFs from (--games: tries each)")
+    ap.add_argument("--grow", help="comma-separated VCF candidate files to grow long VCFs from by a random walk "
+                    "(--games: steps each)")
+    ap.add_argument("--rule-all", action="store_true", help="--grow: start from every rule's records")
+    ap.add_argument("--min-length", type=int, default=12, help="--grow: the shortest VCF worth writing")
+    ap.add_argument("--max-length", type=int, default=15, help="--grow: the longest VCF the walk may reach")
     ap.add_argument("--vct-nodes", type=int, default=VCT_NODES)
     ap.add_argument("--defence-from", help="candidate file: scan the position one ply before each attack record")
     a = ap.parse_args(argv)
@@ -361,10 +465,15 @@ def main(argv=None) -> None:
         rescan(a.rescan.split(","), a.out, set(a.want.split(",")))
         return
     if a.select:
-        select(a.select.split(","), a.out, {"vcf": 1, "vct": 2, "defence": 3}, a.max_seconds)
+        select(a.select.split(","), a.out, {"vcf": 1, "vct": 2, "defence": 3}, a.max_seconds,
+               a.keep.split(",") if a.keep else [], tuple(a.want.split(",")))
         return
     if a.lengthen:
         lengthen(a.lengthen, a.out, a.seed, a.games)
+        return
+    if a.grow:
+        grow(a.grow.split(","), a.out, a.seed, a.games, a.min_length, set() if a.rule_all else {a.rule},
+             a.max_length)
         return
     if a.defence_from:
         defence_from(a.defence_from, a.out)

@@ -73,6 +73,11 @@ def test_set_sizes_cover_the_issues():
     assert {r["to_move"] for r in vcf} == {T.BLACK, T.WHITE}
     assert {"freestyle", "renju"} <= {r["rule"] for r in vcf}
     assert all(3 <= r["length"] <= 15 for r in vcf)
+    # issue 12: VCFs of 3-15 fours for both colours, freestyle and renju (and exact five not a token)
+    for rule in ("freestyle", "renju"):
+        for side in (T.BLACK, T.WHITE):
+            assert {r["length"] for r in vcf if (r["rule"], r["to_move"]) == (rule, side)} == set(range(3, 16))
+    assert len({r["length"] for r in vcf if r["rule"] == "standard"}) >= 5
     assert len(vct) + len(defence) >= 40
     assert {r["to_move"] for r in vct} == {T.BLACK, T.WHITE}
     assert {r["rule"] for r in vct} == {"freestyle", "standard", "renju"}
