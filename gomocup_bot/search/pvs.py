@@ -19,7 +19,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from gomocup_bot.core.board import make, unmake
+from gomocup_bot.core.board import play, take
 from gomocup_bot.core.classes import (
     C_FIVE,
     C_FLEX4,
@@ -301,9 +301,9 @@ def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
         q = find_class(b, op, C_FIVE, last)
         if q < 0 or not legal_for(b, q, side) or ply >= MAX_PLY - 2:
             return -(WIN - ply - 2)
-        make(b, q, side)
+        play(b, q, side)
         v = quiesce(b, 3 - side, -beta, -alpha, ply + 1, qdepth, np.int64(q), w)
-        unmake(b)
+        take(b)
         if v == NO_SCORE:
             return NO_SCORE
         return -v
@@ -324,9 +324,9 @@ def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
         q = w.moves[base0 + i]
         if not legal_for(b, q, side):
             continue
-        make(b, q, side)
+        play(b, q, side)
         v = quiesce(b, 3 - side, -beta, -alpha, ply + 1, qdepth - 1, np.int64(q), w)
-        unmake(b)
+        take(b)
         if v == NO_SCORE:
             return NO_SCORE
         v = -v
@@ -427,7 +427,7 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
         if mode == 0 and depth >= 3 and searched >= w.params[P_LMR_MIN] and q != tmove:
             if b.cls[me, q] < C_THREE and b.cls[op, q] < C_THREE:
                 reduce = 1 if searched < 12 else 2
-        make(b, q, side)
+        play(b, q, side)
         if searched == 0:
             v = negamax(b, 3 - side, child_depth, -beta, -alpha, ply + 1, np.int64(q), w)
         else:
@@ -436,7 +436,7 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
                 v = negamax(b, 3 - side, child_depth, -alpha - 1, -alpha, ply + 1, np.int64(q), w)
             if v != NO_SCORE and -v > alpha and -v < beta:
                 v = negamax(b, 3 - side, child_depth, -beta, -alpha, ply + 1, np.int64(q), w)
-        unmake(b)
+        take(b)
         if v == NO_SCORE:
             return NO_SCORE
         v = -v
@@ -478,17 +478,22 @@ def search_root(b, side, depth, alpha, beta, root_moves, root_scores, n_root, w)
     a = alpha
     for i in range(n_root):
         q = root_moves[i]
-        make(b, q, side)
-        if i == 0:
-            v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, np.int64(q), w)
+        if b.cls[side - 1, q] == C_FIVE:
+            # the move makes five: the game ends (inside the tree a five square ends the node before
+            # it is played, so only the root plays one, and the child would not see the made five)
+            v = WIN - 1
         else:
-            v = negamax(b, 3 - side, depth - 1, -a - 1, -a, ply1, np.int64(q), w)
-            if v != NO_SCORE and -v > a and -v < beta:
+            play(b, q, side)
+            if i == 0:
                 v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, np.int64(q), w)
-        unmake(b)
-        if v == NO_SCORE:
-            break
-        v = -v
+            else:
+                v = negamax(b, 3 - side, depth - 1, -a - 1, -a, ply1, np.int64(q), w)
+                if v != NO_SCORE and -v > a and -v < beta:
+                    v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, np.int64(q), w)
+            take(b)
+            if v == NO_SCORE:
+                break
+            v = -v
         root_scores[i] = v
         done += 1
         if v > best:

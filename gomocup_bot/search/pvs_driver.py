@@ -31,6 +31,7 @@ class PvsConfig:
     max_depth: int = 60
     width: int = 14
     qdepth: int = 2
+    lmr: bool = True  # late-move reductions (off for the plain `minimax` baseline)
 
 
 @dataclass
@@ -63,6 +64,8 @@ class PvsSearcher:
         p = K.default_params()
         p[K.P_WIDTH] = self.config.width
         p[K.P_QDEPTH] = self.config.qdepth
+        if not self.config.lmr:
+            p[K.P_LMR_MIN] = K.MAX_MOVES  # no move index reaches it
         p[K.P_MAX_NODES] = max_nodes
         return p
 
@@ -208,19 +211,19 @@ class PvsSearcher:
 
     def principal_variation(self, board, side: int, first: int, limit: int = 12) -> list[int]:
         """The hash moves from the root (the board is restored)."""
-        from gomocup_bot.core.board import make, unmake
+        from gomocup_bot.core.board import play, take
 
         pv: list[int] = []
         work = K.new_work(board, self.tt, K.default_params(), np.zeros(1, dtype=np.int32))
         q, c = first, side
         try:
             while q >= 0 and len(pv) < limit and int(board.cells[q]) == 0:
-                make(board, q, c)
+                play(board, q, c)
                 pv.append(q)
                 c = 3 - c
                 found, _, _, _, mv = K.tt_probe(work, np.uint64(int(board.hash[0]) ^ c))
                 q = int(mv) if found and mv > 0 else -1
         finally:
             for _ in pv:
-                unmake(board)
+                take(board)
         return pv

@@ -24,7 +24,7 @@ def _engines():
             FullEngine(backend="mcts", tactics=False), MinimaxEngine()]
 
 
-ENGINE_IDS = ["full", "full-mcts", "minimax", "mcts-no-root-checks", "alphabeta-no-root-checks"]
+ENGINE_IDS = ["full", "full-mcts", "minimax", "mcts-no-root-checks", "minimax-no-root-checks"]
 
 
 def _ask(engine, pos, budget=BUDGET, **kw):
@@ -188,19 +188,18 @@ def test_renju_black_never_plays_a_foul_even_when_it_is_the_best_looking_square(
         assert res.move not in pos.occupied()
 
 
-def test_two_thread_alpha_beta_uses_the_helper_and_agrees_on_a_forced_answer():
-    from gomocup_bot.search.board import board_from_position
-    from gomocup_bot.search.idsearch import AbConfig, AlphaBetaSearcher
+def test_two_thread_pvs_uses_the_helper_and_agrees_on_a_forced_answer():
+    from gomocup_bot.core.board import board_from_position as core_board
+    from gomocup_bot.core.board import pos_x, pos_y
+    from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
 
     rows, answers = _shifted(P.OPEN_THREE, P.OPEN_THREE_DEFENCES)
     pos = P.parse(rows, WHITE)
-    cells, near, geo = board_from_position(pos)
-    searcher = AlphaBetaSearcher(1 << 22, AbConfig(threads=2))
+    board = core_board(pos)
+    before = board.cells.copy(), board.cnt.copy(), int(board.hash[0])
     now = time.monotonic()
-    out = searcher.search(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32),
-                          soft_deadline=now + 0.4, hard_deadline=now + 0.8)
-    assert out.nodes_helper > 0
-    from gomocup_bot.search.board import to_xy
-
-    assert to_xy(out.move, geo) in answers
-    assert (cells == board_from_position(pos)[0]).all()  # both threads left the board as it was
+    out = PvsSearcher(1 << 22, PvsConfig(threads=2)).search(board, WHITE, np.zeros(1, dtype=np.int32),
+                                                           soft_deadline=now + 0.4, hard_deadline=now + 0.8)
+    assert out.threads == 2
+    assert (int(pos_x(board, out.move)), int(pos_y(board, out.move))) in answers
+    assert (board.cells == before[0]).all() and (board.cnt == before[1]).all() and int(board.hash[0]) == before[2]
