@@ -55,7 +55,7 @@ from .constants import (
     WHITE,
 )
 from .classes import N_CLASSES, P_OVERLINE, combo_tables, line_code_tables
-from .tables import OPP, WALL_DIGIT, classify_window, pattern_tables
+from .tables import OPP, WALL_DIGIT, classify_window, pattern_tables, renju_foul_table, renju_line_foul
 
 Board = namedtuple("Board", ["cells", "keys", "nbr", "zobrist", "hash", "stack", "meta", "dirs", "kdelta", "table",
                              "lc", "combo", "cls", "cnt", "ltab", "ctab"])
@@ -100,7 +100,7 @@ def new_board(width: int, height: int, k: int = 5, rule: int = RULE_FREESTYLE) -
     base = 4 if caro else 3  # caro windows tell walls (digit 3) from opponent stones (2)
     if use_table:
         table = pattern_tables(k, exact_black, exact_white, caro)
-        ltab = line_code_tables(table, pattern_tables(k, False, False)[0] if renju else None)
+        ltab = line_code_tables(table, renju_foul_table(k) if renju else None)
         keys = np.zeros((4, size), dtype=np.int64)
         # kdelta[c, 4 + i] / kdelta[c, 5 - i]: what a `c` stone adds to the key of the point i steps
         # before / after it (digit k - 1 + i / k - i of that point's base-3 window), 0 for i > k
@@ -252,8 +252,8 @@ def scan_window(b, colour, d, p, w):
 @njit(cache=True, nogil=True)
 def _set_codes(b, d, q, w, pw):
     """k > TABLE_MAX_K: recompute empty q's line codes on direction d for both colours from the cells
-    (keys get the `P_*` patterns, the layer the line codes: renju black's six-makers are
-    `P_OVERLINE` there, as in `classes.line_code_tables`)."""
+    (keys get the `P_*` patterns, the layer the line codes: renju black's one-line foul shapes
+    are `P_OVERLINE` there, as in `classes.line_code_tables`)."""
     key = np.int64(0)
     for side in range(2):
         colour = side + 1
@@ -261,8 +261,7 @@ def _set_codes(b, d, q, w, pw):
         key += np.int64(pat) << (32 * side)
         code = pat
         if colour == BLACK and b.meta[M_RULE] == RULE_RENJU and pat != P_FIVE:
-            k = b.meta[M_K]
-            if classify_window(w, k, False, False) == P_FIVE:  # w still holds q's window
+            if renju_line_foul(w, b.meta[M_K]):  # w still holds q's window
                 code = P_OVERLINE
         row = side * 4 + d
         old = b.lc[row, q]

@@ -138,6 +138,72 @@ def classify_window(w, k, exact, caro):
 
 
 @njit(cache=True, nogil=True)
+def renju_line_foul(w, k):
+    """Renju black on the centre of window `w` (digits 0/1/2): no exact five on this line, but six
+    or more, or two different fours (X.X.X.X, XX.X.XX: fours told apart by their stones, as
+    `rules._four_keys` does) -- one-line foul shapes the line code alone would read as a five or an
+    open four. `w` is scratch, restored on return."""
+    c = k
+    saved = w[c]
+    w[c] = 1
+    a = c
+    while a > 0 and w[a - 1] == 1:
+        a -= 1
+    b = c
+    while b < 2 * k and w[b + 1] == 1:
+        b += 1
+    foul = False
+    if b - a + 1 > k:
+        foul = True
+    elif b - a + 1 < k:
+        first = -1
+        last = -1
+        for q in range(1, 2 * k):
+            if w[q] != 0:
+                continue
+            w[q] = 1
+            lo = q
+            while lo > 0 and w[lo - 1] == 1:
+                lo -= 1
+            hi = q
+            while hi < 2 * k and w[hi + 1] == 1:
+                hi += 1
+            w[q] = 0
+            if lo <= c <= hi and hi - lo + 1 == k:
+                f = lo + 1 if q == lo else lo  # the four's own stones: the run without q
+                la = hi - 1 if q == hi else hi
+                if first < 0:
+                    first, last = f, la
+                elif f != first or la != last:
+                    foul = True
+                    break
+    w[c] = saved
+    return foul
+
+
+@njit(cache=True, nogil=True, forceinline=True)
+def _window_of(key, k, base, w):
+    """Fill w with the window whose digits are `key` (see `build_table`)."""
+    x = key
+    for j in range(2 * k):
+        pos = j if j < k else j + 1
+        w[pos] = x % base
+        x //= base
+
+
+@njit(cache=True, nogil=True)
+def build_renju_foul_table(k):
+    """`renju_line_foul` of every base-3 window (renju has no caro digits)."""
+    size = 3 ** (2 * k)
+    out = np.zeros(size, dtype=np.bool_)
+    w = np.zeros(2 * k + 1, dtype=np.int8)
+    for key in range(size):
+        _window_of(key, k, 3, w)
+        out[key] = renju_line_foul(w, k)
+    return out
+
+
+@njit(cache=True, nogil=True)
 def build_table(k, exact, caro):
     """Classify all base**(2k) windows (base 4 under caro, else 3); entry i is the code of the window
     whose digits are i. Digit j (weight base**j) is the cell at offset j-k for j < k and j-k+1 for
@@ -149,11 +215,7 @@ def build_table(k, exact, caro):
     table = np.zeros(size, dtype=np.uint8)
     w = np.zeros(2 * k + 1, dtype=np.int8)
     for key in range(size):
-        x = key
-        for j in range(2 * k):
-            pos = j if j < k else j + 1
-            w[pos] = x % base
-            x //= base
+        _window_of(key, k, base, w)
         table[key] = classify_window(w, k, exact, caro)
     return table
 
@@ -161,6 +223,12 @@ def build_table(k, exact, caro):
 @lru_cache(maxsize=None)
 def _table(k: int, exact: bool, caro: bool) -> np.ndarray:
     return build_table(k, exact, caro)
+
+
+@lru_cache(maxsize=None)
+def renju_foul_table(k: int) -> np.ndarray:
+    """bool[3**(2k)]: the windows where renju black makes a one-line foul shape (built once per k)."""
+    return build_renju_foul_table(k)
 
 
 def pattern_tables(k: int, exact_black: bool, exact_white: bool, caro: bool = False) -> np.ndarray:

@@ -6,12 +6,13 @@ import time
 
 import pytest
 
-from gomocup_bot.engine import BLACK, WHITE, SearchLimits, SearchRequest, StopFlag
+from gomocup_bot.engine import BLACK, WHITE, Position, SearchLimits, SearchRequest, StopFlag
 from gomocup_bot.engines.full import FullEngine
 from gomocup_bot.engines.mcts_plain import MctsPlainEngine
 from gomocup_bot.engines.minimax import MinimaxEngine
 from gomocup_bot.search.board import board_from_position
 from gomocup_bot.search.sudden import vcf
+from protocol.rules import FREESTYLE as FREESTYLE_RULES
 from tests.search import positions as P
 
 import numpy as np
@@ -203,3 +204,43 @@ def test_two_thread_pvs_uses_the_helper_and_agrees_on_a_forced_answer():
     assert out.threads == 2
     assert (int(pos_x(board, out.move)), int(pos_y(board, out.move))) in answers
     assert (board.cells == before[0]).all() and (board.cnt == before[1]).all() and int(board.hash[0]) == before[2]
+
+
+# ----------------------------------------------------------------------------- win length k > 5
+# (the m,n,k experiment asks the engines for any k; the protocol itself always plays five)
+
+
+@pytest.mark.parametrize("k", [6, 7])
+@pytest.mark.parametrize("make_engine", [FullEngine, MinimaxEngine], ids=["full", "minimax"])
+def test_big_win_length_takes_the_win_and_blocks_it(make_engine, k):
+    from protocol.judge import Board as Grid, makes_win
+
+    stones = [(x, 5, BLACK) for x in range(1, k)] + [(0, 5, WHITE)] + [(x, 11, WHITE) for x in (1, 4, 7, 10)]
+    grid = Grid(13, 13, stones)
+    wins = {(x, y) for x, y in grid.empties() if makes_win(grid, x, y, BLACK, FREESTYLE_RULES, k)}
+    assert wins == {(k, 5)}
+    engine = make_engine()
+    for side in (BLACK, WHITE):
+        res = _ask(engine, Position(13, 13, FREESTYLE_RULES, tuple(stones), side, k))
+        assert res.move == (k, 5), (side, res.move)
+
+
+def test_big_win_length_self_play_is_legal_and_judged_like_the_referee():
+    """The default engine plays both sides of a 9x9, k = 6 game: every move legal, and it stops
+    taking moves only where the referee sees a six (or a full board)."""
+    from protocol.judge import Board as Grid, has_win
+
+    engine = FullEngine()
+    grid = Grid(9, 9)
+    stones: list[tuple[int, int, int]] = []
+    side = BLACK
+    for _ in range(81):
+        res = _ask(engine, Position(9, 9, FREESTYLE_RULES, tuple(stones), side, 6), budget=0.05)
+        x, y = res.move
+        assert grid.get(x, y) == 0
+        grid.set(x, y, side)
+        stones.append((x, y, side))
+        if has_win(grid, side, FREESTYLE_RULES, 6) or grid.is_full():
+            break
+        side = 3 - side
+    assert len(stones) >= 11  # a six needs at least six stones of one side

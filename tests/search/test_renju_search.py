@@ -36,6 +36,7 @@ from gomocup_bot.search.driver import MctsConfig, MctsSearcher
 from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
 from gomocup_bot.search.sudden import root_values, sudden, vcf
 from protocol.rules import FREESTYLE, RENJU
+from tests.search import threat_solver
 
 SIZE = 15
 # white stones far from everything, to give black the move
@@ -228,10 +229,16 @@ def test_b_a_win_that_ends_on_a_foul_is_no_win_under_renju(name):
         assert CB.to_pos(b, *foul) in _core_forbidden(b)
         assert line[0] == CB.to_pos(b, *foul)  # the freestyle win starts on the foul square
         assert _sudden(free, BLACK, 3) == 1 and _sudden(renju, BLACK, 3) == 0
+    # the foul-blind win is gone; the root checks' VCT (and the PVS) may still find a real win by
+    # threes, which the independent plain-Python solver must then confirm from the same first move
     plan = rootcheck.analyse(b, BLACK, np.zeros(1, dtype=np.int32), None)
-    assert plan.proven != 1
     out = _pvs(b, BLACK, 5)
-    assert out.proven != 1 and out.move not in _core_forbidden(b)
+    assert plan.move not in _core_forbidden(b) and out.move not in _core_forbidden(b)
+    claimed = {_xy(b, m) for m, proven in ((plan.move, plan.proven), (out.move, out.proven)) if proven == 1}
+    if claimed:
+        flat = [(x, y, BLACK) for x, y in stones["X"]] + [(x, y, WHITE) for x, y in stones["O"]]
+        wins = threat_solver.winning_first_moves(SIZE, RENJU, flat, BLACK, 8, vct=True, node_limit=400_000)
+        assert wins is not None and claimed <= wins, (claimed, wins)
 
 
 def test_b_two_step_double_four_each_finishing_square_is_forbidden_after_the_first_four():
