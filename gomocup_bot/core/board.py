@@ -27,7 +27,8 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from .constants import (
     BLACK,
@@ -115,7 +116,7 @@ def new_board(width: int, height: int, k: int = 5, rule: int = RULE_FREESTYLE) -
         table = np.tile(np.arange(N_PATTERNS, dtype=np.uint8), (2, 1))
         ltab = table
         keys = np.zeros((4, size), dtype=np.int64)
-        kdelta = np.zeros((2, 2 * TABLE_MAX_K), dtype=np.int64)
+        kdelta = np.zeros((2, 2 * TABLE_MAX_K), dtype=np.int32)  # unused; its dtype marks the kind (`_is_scanned`)
     ctab, _, _ = combo_tables(renju)
     rng = np.random.default_rng(ZOBRIST_SEED + 7919 * width + 104729 * height)
     zobrist = rng.integers(1, 2**63, size=(4, size), dtype=np.int64).astype(np.uint64)
@@ -493,33 +494,70 @@ def sync_layer(b):
     rebuild_layer(b)
 
 
-@njit(cache=True, nogil=True, forceinline=True)
-def play(b, p, colour):
-    """`make` that keeps the pattern layer for every k: table boards are `make` itself; for
-    k > TABLE_MAX_K the codes around p are reclassified from the cells (`_relayer`). The search
-    plays through this; `make` stays call-free for the table boards' tight loops (a call in it,
-    even on a branch never taken, cost 27 % of a make/unmake pair: 319 -> 406 ns)."""
-    if b.meta[M_TABLE]:
-        make(b, p, colour)
-    else:
-        sync_layer(b)
-        for side in range(2):
-            b.cnt[side, b.cls[side, p]] -= 1
-        make(b, p, colour)
-        _relayer(b, p)
+@njit(cache=True, nogil=True)
+def _play_scanned(b, p, colour):
+    """`play` for k > TABLE_MAX_K (one call, so `play` keeps a single call site off the table path)."""
+    sync_layer(b)
+    for side in range(2):
+        b.cnt[side, b.cls[side, p]] -= 1
+    make(b, p, colour)
+    _relayer(b, p)
 
 
-@njit(cache=True, nogil=True, forceinline=True)
-def take(b):
-    """Take back the last move with the layer kept, as `play` (returns the freed point)."""
-    if b.meta[M_TABLE]:
-        return unmake(b)
+@njit(cache=True, nogil=True)
+def _take_scanned(b):
+    """`take` for k > TABLE_MAX_K."""
     sync_layer(b)
     p = unmake(b)
     _relayer(b, p)
     for side in range(2):
         b.cnt[side, b.cls[side, p]] += 1
     return p
+
+
+def _is_scanned(board_type) -> bool:
+    """Is this numba Board type a k > TABLE_MAX_K board? Such boards carry an int32 `kdelta` (table
+    boards int64), so every kernel compiles apart for them and `play` / `take` choose their body
+    at compile time."""
+    return board_type.types[Board._fields.index("kdelta")].dtype == types.int32
+
+
+def _play_body(b, p, colour):
+    """Compile-time choice of `play`'s body (see `_is_scanned`)."""
+
+
+def _take_body(b):
+    """Compile-time choice of `take`'s body."""
+
+
+@overload(_play_body)
+def _play_body_impl(b, p, colour):
+    if _is_scanned(b):
+        return lambda b, p, colour: _play_scanned(b, p, colour)
+    return lambda b, p, colour: make(b, p, colour)
+
+
+@overload(_take_body)
+def _take_body_impl(b):
+    if _is_scanned(b):
+        return lambda b: _take_scanned(b)
+    return lambda b: unmake(b)
+
+
+@njit(cache=True, nogil=True, forceinline=True)
+def play(b, p, colour):
+    """`make` that keeps the pattern layer for every k: on table boards it is `make` itself, for
+    k > TABLE_MAX_K the codes around p are then reclassified from the cells (`_relayer`). The
+    search plays through this. The choice is made at compile time (the two board kinds are two
+    numba types): any run-time branch here -- a call, or the relayer inlined -- cost the k = 5
+    PVS 22-27 % of its nodes/s, as a call inside `make` cost a make/unmake pair 27 %."""
+    _play_body(b, p, colour)
+
+
+@njit(cache=True, nogil=True, forceinline=True)
+def take(b):
+    """Take back the last move with the layer kept, as `play` (returns the freed point)."""
+    return _take_body(b)
 
 
 @njit(cache=True, nogil=True)

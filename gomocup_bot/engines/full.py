@@ -19,7 +19,7 @@ import time
 from gomocup_bot.core.cpu import free_cores
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
 from gomocup_bot.search.adapter import BoardView, deadlines, make_result, pad_alternatives, report, summary_text
-from gomocup_bot.search.engines_common import SearchEngineBase, pvs_result
+from gomocup_bot.search.engines_common import SearchEngineBase, pvs_result, warm_big_k
 from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
 
 # The MCTS backend is imported when first used: the default engine's start-up (billed to the
@@ -118,6 +118,7 @@ class FullEngine(SearchEngineBase):
         from gomocup_bot.core.board import board_from_position
         from gomocup_bot.search import rootcheck
 
+        warm_big_k(request.position)
         budget = deadlines(request, self.level.time_share)
         board = board_from_position(request.position)
         allowed = None

@@ -13,7 +13,7 @@ import time
 
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
 from gomocup_bot.search.adapter import BoardView, deadlines, make_result, report
-from gomocup_bot.search.engines_common import SearchEngineBase, pvs_result
+from gomocup_bot.search.engines_common import SearchEngineBase, pvs_result, warm_big_k
 from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
 
 
@@ -49,6 +49,7 @@ class MinimaxEngine(SearchEngineBase):
         if self._searcher is None or tt_bytes != self._tt_bytes:
             self._searcher = PvsSearcher(tt_bytes, self.config)
             self._tt_bytes = tt_bytes
+        warm_big_k(request.position)
         budget = deadlines(request, self.level.time_share)
         board = board_from_position(request.position)
         allowed = None

@@ -110,6 +110,15 @@ def _finish(request: SearchRequest, view: BoardView, out, label: str, *, win_bou
                        nodes=out.nodes, pv=out.pv, alternatives=out.ranked, nbest=request.nbest)
 
 
+def warm_big_k(position) -> None:
+    """Before the first k > 5 search: load (or compile) the kernels' k > 5 specialization, which
+    `prepare` leaves out so that the five-in-a-row start-up does not pay for it."""
+    if position.win_length > 5:
+        from gomocup_bot.search.warm import PVS_BIG_K, warm_up
+
+        warm_up((PVS_BIG_K,))
+
+
 def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView, budget, allowed,
                label: str, board=None) -> SearchResult:
     """Run the PVS searcher on the core board of the request (every rule and win length) and turn
