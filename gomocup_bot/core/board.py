@@ -15,8 +15,8 @@ Incremental state, all restored exactly by `unmake`:
   reclassified from the cells by `play` / `take` (`make` alone leaves them for `sync_layer`);
 - `nbr` int16[size]: stones within Chebyshev distance 2 (the candidate-move neighbourhood);
 - `stack` int32: the moves made, `meta[M_NMOVES]` of them;
-- the pattern layer (`core.classes`; for k > TABLE_MAX_K kept by `play` / `take`): per empty square, colour and direction
-  the line code `lc[colour-1 << 2 | d]` (from `ltab`), the four codes' combo `combo[colour-1]`, its
+- the pattern layer (`core.classes`; for k > TABLE_MAX_K kept by `play` / `take`): per empty
+  square, colour and direction the line code `lc[colour-1 << 2 | d]` (from `ltab`), the four codes' combo `combo[colour-1]`, its
   threat class `cls[colour-1]` (from `ctab`), and per colour the count of empty squares in each
   class `cnt[colour-1]` (what the search's tactics and evaluation read). Occupied squares keep the codes they had when they were filled
   and are left out of `cnt`: with strictly last-in-first-out make/unmake those codes are
@@ -326,6 +326,7 @@ def rebuild_layer(b):
 
 @njit(cache=True, nogil=True)
 def _rebuild_scanned(b):
+    """`rebuild_layer` for k > TABLE_MAX_K: every empty square classified from the cells."""
     k = b.meta[M_K]
     win = np.empty(2 * k + 1, dtype=np.int8)
     w = b.meta[M_WIDTH]
@@ -496,7 +497,8 @@ def sync_layer(b):
 
 @njit(cache=True, nogil=True)
 def _play_scanned(b, p, colour):
-    """`play` for k > TABLE_MAX_K (one call, so `play` keeps a single call site off the table path)."""
+    """`play`'s body on k > TABLE_MAX_K boards: catch up after plain `make`s, then the stone, then
+    the codes around it."""
     sync_layer(b)
     for side in range(2):
         b.cnt[side, b.cls[side, p]] -= 1
@@ -506,7 +508,7 @@ def _play_scanned(b, p, colour):
 
 @njit(cache=True, nogil=True)
 def _take_scanned(b):
-    """`take` for k > TABLE_MAX_K."""
+    """`take`'s body on k > TABLE_MAX_K boards."""
     sync_layer(b)
     p = unmake(b)
     _relayer(b, p)
