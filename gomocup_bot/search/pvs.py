@@ -511,7 +511,7 @@ def root_candidates(b, side, w, out):
     """Every candidate for the root (mode 0 generation, no width cut) into ``out``; returns n."""
     me = side - 1
     op = 1 - me
-    if b.cnt[op, C_FIVE] > 0:
+    if b.cnt[op, C_FIVE] > 0 and b.cnt[me, C_FIVE] == 0:  # (a five of our own comes before any block)
         q = find_class(b, op, C_FIVE, -1)
         if q >= 0 and legal_for(b, q, side):
             out[0] = q

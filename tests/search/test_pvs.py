@@ -186,3 +186,14 @@ def test_big_k_win_block_and_restore(k):
     plan = rootcheck.analyse(board, WHITE, STOP, None)
     assert plan.reason == "block" and xy(board, plan.move) == (k + 1, 5)
     assert xy(board, search(board, WHITE, depth=3).move) == (k + 1, 5)
+
+
+def test_the_bare_pvs_wins_before_it_blocks():
+    # both sides have a four; black to move: the PVS alone (no root checks, as `minimax` runs by
+    # default) must make its own five, not block white's
+    rows = put(put(blank(), [(3, 3), (4, 3), (5, 3), (6, 3)], "x"), [(2, 3)], "o")
+    rows = put(rows, [(3, 9), (4, 9), (5, 9), (6, 9)], "o")
+    rows = put(rows, [(7, 9)], "x")
+    board, _ = board_from_rows(rows)
+    out = search(board, BLACK, depth=2)
+    assert xy(board, out.move) == (7, 3) and out.score > WIN_BOUND
