@@ -1,4 +1,4 @@
-"""Search speed, old code vs new, freestyle and renju: alpha-beta nodes/s and MCTS iterations/s.
+"""Search speed, old code vs new, freestyle and renju: alpha-beta (PVS) nodes/s and MCTS iterations/s.
 
 Why: judging renju fouls inside the search (and the core's cell layout) must not slow freestyle
 down, and its cost under renju should be known. Each measurement runs in a fresh worker process
@@ -12,7 +12,8 @@ load average printed beside them.
 
 Positions: seeded random 15x15 middlegames (random moves near the stones, black never fouls,
 nobody has a five), the same stones searched under freestyle and under renju, side to move by
-stone count. Alpha-beta: one thread, a fixed node budget. MCTS: the improved default (heavy
+stone count. Alpha-beta: the PVS on the core board (`search.pvs_driver`; the window-count alpha-beta
+measured here before it was removed), one thread, a fixed node budget; both trees need the PVS. MCTS: the improved default (heavy
 playouts, triggered minimax), a fixed iteration budget. A worker also reports the cost of one
 foul check and of one heavy playout (new tree only) for the playout question.
 
@@ -53,8 +54,7 @@ def positions(count: int, seed: int) -> list[list[tuple[int, int, int]]]:
     from gomocup_bot.core.rules import is_legal, is_win_move
     from gomocup_bot.core.vcf import VCF_NONE, new_tt, vcf
     from gomocup_bot.engine import Position
-    from gomocup_bot.search.board import board_from_position
-    from gomocup_bot.search.idsearch import AbConfig, AlphaBetaSearcher
+    from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
     from protocol.rules import FREESTYLE, RENJU
 
     def quiet(stones) -> bool:
@@ -66,10 +66,9 @@ def positions(count: int, seed: int) -> list[list[tuple[int, int, int]]]:
                 if status != VCF_NONE:
                     return False
             side = 1 if 2 * sum(1 for s in stones if s[2] == 1) == len(stones) else 2
-            cells, near, geo = board_from_position(Position(15, 15, rules, tuple(stones), side, 5))
-            out = AlphaBetaSearcher(1 << 20, AbConfig(threads=1)).search(
-                cells, near, geo, side, np.zeros(1, dtype=np.int32), soft_deadline=None, hard_deadline=None,
-                max_depth=4)
+            board = CB.board_from_position(Position(15, 15, rules, tuple(stones), side, 5))
+            out = PvsSearcher(1 << 20, PvsConfig(threads=1)).search(
+                board, side, np.zeros(1, dtype=np.int32), soft_deadline=None, hard_deadline=None, max_depth=4)
             if out.proven:
                 return False
         return True
@@ -105,8 +104,9 @@ def worker(spec: dict) -> dict:
 
     from gomocup_bot.engine import Position
     from gomocup_bot.search.board import board_from_position
+    from gomocup_bot.core.board import board_from_position as core_board
     from gomocup_bot.search.driver import MctsConfig, MctsSearcher
-    from gomocup_bot.search.idsearch import AbConfig, AlphaBetaSearcher
+    from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
     from protocol.rules import FREESTYLE, RENJU
 
     stop = np.zeros(1, dtype=np.int32)
@@ -120,8 +120,8 @@ def worker(spec: dict) -> dict:
         # warm-up (kernel load or compile) outside the timing
         pos, side = views[0]
         cells, near, geo = board_from_position(pos)
-        AlphaBetaSearcher(1 << 20, AbConfig(threads=1)).search(cells, near, geo, side, stop, soft_deadline=None,
-                                                               hard_deadline=None, max_nodes=2000)
+        PvsSearcher(1 << 20, PvsConfig(threads=1)).search(core_board(pos), side, stop, soft_deadline=None,
+                                                          hard_deadline=None, max_nodes=2000)
         MctsSearcher(MctsConfig(), 50_000).run(cells, near, geo, side, stop, max_iterations=64)
         if spec.get("parallel_seconds"):
             MctsSearcher(MctsConfig(threads=2, parallel="tree", trigger="none"), 50_000).run(
@@ -130,9 +130,10 @@ def worker(spec: dict) -> dict:
         it_n = it_cpu = 0.0
         for pos, side in views:
             cells, near, geo = board_from_position(pos)
-            searcher = AlphaBetaSearcher(32 << 20, AbConfig(threads=1))
+            searcher = PvsSearcher(32 << 20, PvsConfig(threads=1))
+            board = core_board(pos)
             t0 = time.thread_time()
-            out = searcher.search(cells, near, geo, side, stop, soft_deadline=None, hard_deadline=None,
+            out = searcher.search(board, side, stop, soft_deadline=None, hard_deadline=None,
                                   max_nodes=spec["ab_nodes"])
             ab_cpu += time.thread_time() - t0
             ab_nodes += out.nodes

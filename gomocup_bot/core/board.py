@@ -7,14 +7,16 @@ stops at the first wall without bounds checks. Point index `pos = (y+pad)·strid
 Incremental state, all restored exactly by `unmake`:
 - `cells` int8: 0 empty, 1 black, 2 white, 3 wall (edge padding or a blocked square);
 - `hash` uint64[1]: Zobrist hash of the stones (blocked squares included);
-- `keys` int64[4, size]: per direction, the base-3 number of the 2k cells around each point,
-  black's view in the low 32 bits, white's in the high 32, so that `table[colour-1, key-half]` is
-  the point's line pattern. For k > TABLE_MAX_K no table fits: the keys then hold the pattern codes
-  themselves (identity table) and are refreshed by `patterns.sync_patterns` instead of `make`;
+- `keys` int64[4, size]: per direction, the window number of the 2k cells around each point
+  (digits 0 empty, 1 own, 2 opponent or wall; under caro base 4 with walls as digit 3, because a
+  wall does not block a caro five and an opponent stone does), black's view in the low 32 bits,
+  white's in the high 32, so that `table[colour-1, key-half]` is the point's line pattern. For
+  k > TABLE_MAX_K no table fits: the keys then hold the patterns themselves (identity table),
+  reclassified from the cells by `play` / `take` (`make` alone leaves them for `sync_layer`);
 - `nbr` int16[size]: stones within Chebyshev distance 2 (the candidate-move neighbourhood);
 - `stack` int32: the moves made, `meta[M_NMOVES]` of them;
-- the pattern layer (table boards only, `core.classes`): per empty square, colour and direction
-  the line code `lc[colour-1 << 2 | d]` (from `ltab`), the four codes' combo `combo[colour-1]`, its
+- the pattern layer (`core.classes`; for k > TABLE_MAX_K kept by `play` / `take`): per empty
+  square, colour and direction the line code `lc[colour-1 << 2 | d]` (from `ltab`), the four codes' combo `combo[colour-1]`, its
   threat class `cls[colour-1]` (from `ctab`), and per colour the count of empty squares in each
   class `cnt[colour-1]` (what the search's tactics and evaluation read). Occupied squares keep the codes they had when they were filled
   and are left out of `cnt`: with strictly last-in-first-out make/unmake those codes are
@@ -25,7 +27,8 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from .constants import (
     BLACK,
@@ -38,6 +41,7 @@ from .constants import (
     M_RULE,
     M_SIZE,
     M_STRIDE,
+    M_SYNCED,
     M_TABLE,
     M_WIDTH,
     RULE_CARO,
@@ -46,12 +50,13 @@ from .constants import (
     RULE_FREESTYLE,
     RULE_RENJU,
     N_PATTERNS,
+    P_FIVE,
     TABLE_MAX_K,
     WALL,
     WHITE,
 )
-from .classes import N_CLASSES, combo_tables, line_code_tables
-from .tables import pattern_tables
+from .classes import N_CLASSES, P_OVERLINE, combo_tables, line_code_tables
+from .tables import OPP, WALL_DIGIT, classify_window, pattern_tables, renju_foul_table, renju_line_foul
 
 Board = namedtuple("Board", ["cells", "keys", "nbr", "zobrist", "hash", "stack", "meta", "dirs", "kdelta", "table",
                              "lc", "combo", "cls", "cnt", "ltab", "ctab"])
@@ -92,24 +97,26 @@ def new_board(width: int, height: int, k: int = 5, rule: int = RULE_FREESTYLE) -
     exact_black = rule in (RULE_EXACT, RULE_CARO_EXACT, RULE_RENJU)
     exact_white = rule in (RULE_EXACT, RULE_CARO_EXACT)
     renju = rule == RULE_RENJU
+    caro = rule in (RULE_CARO, RULE_CARO_EXACT)
+    base = 4 if caro else 3  # caro windows tell walls (digit 3) from opponent stones (2)
     if use_table:
-        table = pattern_tables(k, exact_black, exact_white)
-        ltab = line_code_tables(table, pattern_tables(k, False, False)[0] if renju else None)
+        table = pattern_tables(k, exact_black, exact_white, caro)
+        ltab = line_code_tables(table, renju_foul_table(k) if renju else None)
         keys = np.zeros((4, size), dtype=np.int64)
         # kdelta[c, 4 + i] / kdelta[c, 5 - i]: what a `c` stone adds to the key of the point i steps
         # before / after it (digit k - 1 + i / k - i of that point's base-3 window), 0 for i > k
         kdelta = np.zeros((2, 2 * TABLE_MAX_K), dtype=np.int64)
         for i in range(1, k + 1):
             for col, j in ((TABLE_MAX_K - 1 + i, k + i - 1), (TABLE_MAX_K - i, k - i)):
-                w = 3**j
-                kdelta[0, col] = w + ((2 * w) << 32)
-                kdelta[1, col] = 2 * w + (w << 32)
+                w = base**j
+                kdelta[0, col] = w + ((OPP * w) << 32)
+                kdelta[1, col] = OPP * w + (w << 32)
     else:
-        # keys hold the codes themselves (black low, white high), refreshed by patterns.sync_patterns
+        # keys hold the line patterns themselves (black low, white high), kept by `play` / `take`
         table = np.tile(np.arange(N_PATTERNS, dtype=np.uint8), (2, 1))
         ltab = table
         keys = np.zeros((4, size), dtype=np.int64)
-        kdelta = np.zeros((2, 2 * TABLE_MAX_K), dtype=np.int64)
+        kdelta = np.zeros((2, 2 * TABLE_MAX_K), dtype=np.int32)  # unused; its dtype marks the kind (`_is_scanned`)
     ctab, _, _ = combo_tables(renju)
     rng = np.random.default_rng(ZOBRIST_SEED + 7919 * width + 104729 * height)
     zobrist = rng.integers(1, 2**63, size=(4, size), dtype=np.int64).astype(np.uint64)
@@ -213,10 +220,89 @@ def on_board(b, x, y):
 
 
 @njit(cache=True, nogil=True)
+def exact_for(b, colour):
+    """Do only runs of exactly k win for `colour` under the board's rule?"""
+    rule = b.meta[M_RULE]
+    if rule == RULE_EXACT or rule == RULE_CARO_EXACT:
+        return True
+    return rule == RULE_RENJU and colour == BLACK
+
+
+@njit(cache=True, nogil=True)
+def scan_window(b, colour, d, p, w):
+    """`line_pattern` of a `colour` stone on p along d, classified from the cells (any k; `w` is
+    int8[2k+1] scratch): the reference for the tables and the source of the layer when k > 5."""
+    k = b.meta[M_K]
+    s = b.dirs[d]
+    rule = b.meta[M_RULE]
+    caro = rule == RULE_CARO or rule == RULE_CARO_EXACT
+    for i in range(-k, k + 1):
+        v = b.cells[p + i * s]
+        if v == EMPTY:
+            w[i + k] = 0
+        elif v == colour:
+            w[i + k] = 1
+        elif v == WALL and caro:
+            w[i + k] = WALL_DIGIT
+        else:
+            w[i + k] = OPP
+    code = classify_window(w, k, exact_for(b, colour), caro)
+    return code
+
+
+@njit(cache=True, nogil=True)
+def _set_codes(b, d, q, w, pw):
+    """k > TABLE_MAX_K: recompute empty q's line codes on direction d for both colours from the cells
+    (keys get the `P_*` patterns, the layer the line codes: renju black's one-line foul shapes
+    are `P_OVERLINE` there, as in `classes.line_code_tables`)."""
+    key = np.int64(0)
+    for side in range(2):
+        colour = side + 1
+        pat = scan_window(b, colour, d, q, w)
+        key += np.int64(pat) << (32 * side)
+        code = pat
+        if colour == BLACK and b.meta[M_RULE] == RULE_RENJU and pat != P_FIVE:
+            if renju_line_foul(w, b.meta[M_K]):  # w still holds q's window
+                code = P_OVERLINE
+        row = side * 4 + d
+        old = b.lc[row, q]
+        if old != code:
+            b.lc[row, q] = code
+            nc = b.combo[side, q] + (np.int32(code) - np.int32(old)) * pw
+            b.combo[side, q] = nc
+            ocls = b.cls[side, q]
+            ncls = b.ctab[side, nc]
+            b.cls[side, q] = ncls
+            b.cnt[side, ocls] -= 1
+            b.cnt[side, ncls] += 1
+    b.keys[d, q] = key
+
+
+@njit(cache=True, nogil=True)
+def _relayer(b, p):
+    """k > TABLE_MAX_K, after a stone came on or off p: the codes of the empty squares within k on
+    its four lines, classified from the cells (no table holds 3**(2k) windows for such k). Marks
+    the layer current (`hash[1]`), so `sync_layer` has nothing to redo."""
+    k = b.meta[M_K]
+    w = np.empty(2 * k + 1, dtype=np.int8)
+    pw = np.int32(1)
+    for d in range(4):
+        s = b.dirs[d]
+        for i in range(-k, k + 1):
+            q = p + i * s
+            if i != 0 and b.cells[q] == EMPTY:
+                _set_codes(b, d, q, w, pw)
+        pw *= np.int32(10)
+    b.hash[1] = b.hash[0]
+
+
+@njit(cache=True, nogil=True)
 def rebuild_layer(b):
-    """The pattern layer from the keys, from scratch (creation, blocked squares, tests)."""
+    """The pattern layer from the keys, from scratch (creation, blocked squares, tests); for
+    k > TABLE_MAX_K from the cells, keys included."""
     b.cnt[:, :] = 0
     if not b.meta[M_TABLE]:
+        _rebuild_scanned(b)
         return
     w = b.meta[M_WIDTH]
     for y in range(b.meta[M_HEIGHT]):
@@ -236,6 +322,30 @@ def rebuild_layer(b):
                 b.combo[side, q] = c
                 b.cls[side, q] = b.ctab[side, c]
                 b.cnt[side, b.cls[side, q]] += 1
+
+
+@njit(cache=True, nogil=True)
+def _rebuild_scanned(b):
+    """`rebuild_layer` for k > TABLE_MAX_K: every empty square classified from the cells."""
+    k = b.meta[M_K]
+    win = np.empty(2 * k + 1, dtype=np.int8)
+    w = b.meta[M_WIDTH]
+    for y in range(b.meta[M_HEIGHT]):
+        base = (y + b.meta[M_PAD]) * b.meta[M_STRIDE] + b.meta[M_PAD]
+        for q in range(base, base + w):
+            if b.cells[q] != EMPTY:
+                continue
+            for side in range(2):
+                b.lc[side * 4: side * 4 + 4, q] = 0
+                b.combo[side, q] = 0
+                b.cls[side, q] = b.ctab[side, 0]
+                b.cnt[side, b.cls[side, q]] += 1
+            pw = np.int32(1)
+            for d in range(4):
+                _set_codes(b, d, q, win, pw)
+                pw *= np.int32(10)
+    b.hash[1] = b.hash[0]
+    b.meta[M_SYNCED] = 1
 
 
 @njit(cache=True, nogil=True, forceinline=True)
@@ -375,10 +485,92 @@ def unmake(b):
 
 
 @njit(cache=True, nogil=True)
+def sync_layer(b):
+    """k > TABLE_MAX_K: rebuild the codes if the cells changed since they were last current (by
+    `make` alone, which keeps no layer for such k); a no-op for table boards."""
+    if b.meta[M_TABLE]:
+        return
+    if b.meta[M_SYNCED] == 1 and b.hash[1] == b.hash[0]:
+        return
+    rebuild_layer(b)
+
+
+@njit(cache=True, nogil=True)
+def _play_scanned(b, p, colour):
+    """`play`'s body on k > TABLE_MAX_K boards: catch up after plain `make`s, then the stone, then
+    the codes around it."""
+    sync_layer(b)
+    for side in range(2):
+        b.cnt[side, b.cls[side, p]] -= 1
+    make(b, p, colour)
+    _relayer(b, p)
+
+
+@njit(cache=True, nogil=True)
+def _take_scanned(b):
+    """`take`'s body on k > TABLE_MAX_K boards."""
+    sync_layer(b)
+    p = unmake(b)
+    _relayer(b, p)
+    for side in range(2):
+        b.cnt[side, b.cls[side, p]] += 1
+    return p
+
+
+def _is_scanned(board_type) -> bool:
+    """Is this numba Board type a k > TABLE_MAX_K board? Such boards carry an int32 `kdelta` (table
+    boards int64), so every kernel compiles apart for them and `play` / `take` choose their body
+    at compile time."""
+    return board_type.types[Board._fields.index("kdelta")].dtype == types.int32
+
+
+def _play_body(b, p, colour):
+    """Compile-time choice of `play`'s body (see `_is_scanned`)."""
+
+
+def _take_body(b):
+    """Compile-time choice of `take`'s body."""
+
+
+@overload(_play_body)
+def _play_body_impl(b, p, colour):
+    if _is_scanned(b):
+        return lambda b, p, colour: _play_scanned(b, p, colour)
+    return lambda b, p, colour: make(b, p, colour)
+
+
+@overload(_take_body)
+def _take_body_impl(b):
+    if _is_scanned(b):
+        return lambda b: _take_scanned(b)
+    return lambda b: unmake(b)
+
+
+@njit(cache=True, nogil=True, forceinline=True)
+def play(b, p, colour):
+    """`make` that keeps the pattern layer for every k: on table boards it is `make` itself, for
+    k > TABLE_MAX_K the codes around p are then reclassified from the cells (`_relayer`). The
+    search plays through this. The choice is made at compile time (the two board kinds are two
+    numba types): any run-time branch here -- a call, or the relayer inlined -- cost the k = 5
+    PVS 22-27 % of its nodes/s, as a call inside `make` cost a make/unmake pair 27 %."""
+    _play_body(b, p, colour)
+
+
+@njit(cache=True, nogil=True, forceinline=True)
+def take(b):
+    """Take back the last move with the layer kept, as `play` (returns the freed point)."""
+    return _take_body(b)
+
+
+@njit(cache=True, nogil=True)
 def window_key(b, colour, d, p):
-    """The base-3 window number of point p on direction d seen by `colour`, from scratch."""
+    """The window number of point p on direction d seen by `colour`, from scratch (base 3; base 4
+    under caro, where a wall is digit 3 and does not block like an opponent stone)."""
     k = b.meta[M_K]
     s = b.dirs[d]
+    rule = b.meta[M_RULE]
+    caro = rule == RULE_CARO or rule == RULE_CARO_EXACT
+    base = 4 if caro else 3
     key = np.int64(0)
     w = np.int64(1)
     for j in range(2 * k):
@@ -386,9 +578,11 @@ def window_key(b, colour, d, p):
         v = b.cells[p + off * s]
         if v == colour:
             key += w
+        elif v == WALL and caro:
+            key += WALL_DIGIT * w
         elif v != EMPTY:
-            key += 2 * w
-        w *= 3
+            key += OPP * w
+        w *= base
     return key
 
 
@@ -397,7 +591,9 @@ def block(b, p):
     """Turn empty point `p` into a blocked square for good (BOARD field 3); not on the move stack."""
     b.cells[p] = WALL
     b.hash[0] ^= b.zobrist[WALL, p]
-    if b.meta[M_TABLE]:
+    if not b.meta[M_TABLE]:
+        rebuild_layer(b)
+    else:
         k = b.meta[M_K]
         for d in range(4):
             s = b.dirs[d]

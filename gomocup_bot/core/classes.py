@@ -31,7 +31,7 @@ from .constants import (
     P_TWO,
 )
 
-P_OVERLINE = 9  # renju black: the stone would make six or more (a foul unless it is also a five)
+P_OVERLINE = 9  # renju black: a one-line foul shape -- six or more, or two fours on the line (a foul unless a five)
 N_CODES = 10
 N_COMBOS = N_CODES**4
 
@@ -128,14 +128,14 @@ def combo_tables(renju: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return cls, attack, defence
 
 
-def line_code_tables(pattern_table: np.ndarray, plain_black: np.ndarray | None) -> np.ndarray:
-    """uint8[2, 3**(2k)]: the board's line-code lookup per colour. Under renju (``plain_black`` =
-    black's table without the exact-five rule) a black window that would make five or more but
-    not exactly five gets `P_OVERLINE`."""
+def line_code_tables(pattern_table: np.ndarray, renju_foul: np.ndarray | None) -> np.ndarray:
+    """uint8[2, 3**(2k)]: the board's line-code lookup per colour. Under renju (``renju_foul`` =
+    `tables.renju_foul_table`) a black window with a one-line foul shape and no exact five gets
+    `P_OVERLINE`: its class is then `C_FORBID` and the exact check decides, where the plain code
+    would have called an overline a five and a same-line double four an open four."""
     out = pattern_table.copy()
-    if plain_black is not None:
-        over = (plain_black == P_FIVE) & (pattern_table[0] != P_FIVE)
-        out[0, over] = P_OVERLINE
+    if renju_foul is not None:
+        out[0, renju_foul & (pattern_table[0] != P_FIVE)] = P_OVERLINE
     return out
 
 

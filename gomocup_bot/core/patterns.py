@@ -2,8 +2,8 @@
 
 `line_pattern(b, colour, d, p)` is the `P_*` code a `colour` stone on empty p would make along
 direction d: one table lookup on the incrementally kept key when k <= TABLE_MAX_K, otherwise the
-same classifier run on the cells. Under caro the code ignores the both-ends block (so P_FIVE is a
-superset there); `rules.is_win_move` is the exact word.
+code kept by `make` from the same classifier run on the cells. Exact under every rule, caro's
+both-ends block included (`tables.classify_window`).
 """
 from __future__ import annotations
 
@@ -17,21 +17,14 @@ from .constants import (
     EMPTY,
     M_HEIGHT,
     M_K,
-    M_RULE,
-    M_SYNCED,
-    M_TABLE,
     M_WIDTH,
     P_FIVE,
     P_FOUR,
     P_FOUR_OPEN,
     P_THREE_BROKEN,
-    RULE_CARO_EXACT,
-    RULE_EXACT,
-    RULE_RENJU,
-    WALL,
 )
-from .board import to_pos
-from .tables import classify_window
+from .board import exact_for, scan_window, to_pos  # noqa: F401 -- exact_for re-exported
+from .board import sync_layer as sync_patterns  # noqa: F401 -- the name the kernels use
 
 MASK32 = (1 << 32) - 1
 
@@ -51,24 +44,10 @@ DZ_VALUES = np.array(
 
 
 @njit(cache=True, nogil=True)
-def exact_for(b, colour):
-    """Do only runs of exactly k win for `colour` under the board's rule?"""
-    rule = b.meta[M_RULE]
-    if rule == RULE_EXACT or rule == RULE_CARO_EXACT:
-        return True
-    return rule == RULE_RENJU and colour == BLACK
-
-
-@njit(cache=True, nogil=True)
 def scan_pattern(b, colour, d, p):
     """`line_pattern` computed from the cells (any k; the from-scratch reference for the table)."""
-    k = b.meta[M_K]
-    s = b.dirs[d]
-    w = np.empty(2 * k + 1, dtype=np.int8)
-    for i in range(-k, k + 1):
-        v = b.cells[p + i * s]
-        w[i + k] = 0 if v == EMPTY else (1 if v == colour else 2)
-    return classify_window(w, k, exact_for(b, colour))
+    w = np.empty(2 * b.meta[M_K] + 1, dtype=np.int8)
+    return scan_window(b, colour, d, p, w)
 
 
 @njit(cache=True, nogil=True, forceinline=True)
@@ -82,25 +61,6 @@ def line_pattern(b, colour, d, p):
     if colour == BLACK:
         return b.table[0, np.uint64(key & MASK32)]
     return b.table[1, np.uint64(key >> 32)]
-
-
-@njit(cache=True, nogil=True)
-def sync_patterns(b):
-    """For k > TABLE_MAX_K: recompute every empty point's codes if the position changed since the last
-    sync (a no-op for table boards). Kernels that read patterns call it themselves."""
-    if b.meta[M_TABLE]:
-        return
-    if b.meta[M_SYNCED] == 1 and b.hash[1] == b.hash[0]:
-        return
-    for y in range(b.meta[M_HEIGHT]):
-        for x in range(b.meta[M_WIDTH]):
-            p = to_pos(b, x, y)
-            if b.cells[p] != EMPTY:
-                continue
-            for d in range(4):
-                b.keys[d, p] = np.int64(scan_pattern(b, BLACK, d, p)) + (np.int64(scan_pattern(b, 3 - BLACK, d, p)) << 32)
-    b.hash[1] = b.hash[0]
-    b.meta[M_SYNCED] = 1
 
 
 @njit(cache=True, nogil=True)

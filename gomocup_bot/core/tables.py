@@ -1,10 +1,13 @@
 """Line-pattern classification and the lookup table built from it.
 
 A point's view of one line is the 2k cells around it (k each side), each seen by one colour as
-empty (0), own (1) or other (2: opponent stone, edge or blocked square). `classify_window` says what
-a stone of that colour on the centre makes (a `P_*` code). For k <= TABLE_MAX_K every window is
-classified once into a table indexed by the base-3 window number, which the board keeps
-incrementally (`Board.keys`); for larger k the same function runs on demand.
+empty (0), own (1), opponent (2) or wall (3: board edge or blocked square). Outside caro a wall is
+just another "other" cell (digit 2, base-3 windows); under caro the two differ -- an opponent stone
+at an end blocks a run, a wall does not -- so caro windows are base 4. The k cells on each side are
+enough to see both ends of every k-run through the centre. `classify_window` says what a stone of
+that colour on the centre makes (a `P_*` code); for k <= TABLE_MAX_K every window is classified
+once into a table indexed by the window number, which the board keeps incrementally (`Board.keys`);
+for larger k the same function runs on demand.
 """
 from __future__ import annotations
 
@@ -25,9 +28,26 @@ from .constants import (
     P_TWO,
 )
 
+OPP = 2  # window digit of an opponent stone (and, outside caro, of a wall)
+WALL_DIGIT = 3  # caro windows only
+
+
+@njit(cache=True, nogil=True, forceinline=True)
+def run_wins(w, a, b, k, exact, caro):
+    """Does the own run w[a..b] win? (caro: a run of exactly k with opponent stones at both ends
+    does not; the ends of such a run lie inside the window when the run holds the centre)."""
+    length = b - a + 1
+    if length < k:
+        return False
+    if length > k:
+        return not exact
+    if caro:
+        return not (w[a - 1] == OPP and w[b + 1] == OPP)
+    return True
+
 
 @njit(cache=True, nogil=True)
-def _win_cells(w, k, exact):
+def _win_cells(w, k, exact, caro):
     """How many empty cells (within k-1 of the centre) complete a winning run that contains the centre."""
     n = 0
     c = k
@@ -41,20 +61,19 @@ def _win_cells(w, k, exact):
         b = q
         while b < 2 * k and w[b + 1] == 1:
             b += 1
+        if a <= c <= b and run_wins(w, a, b, k, exact, caro):
+            n += 1
         w[q] = 0
-        if a <= c <= b:
-            length = b - a + 1
-            if length == k or (length > k and not exact):
-                n += 1
     return n
 
 
 @njit(cache=True, nogil=True)
-def classify_window(w, k, exact):
-    """The `P_*` code of a stone on the centre of window `w` (int8[2k+1], values 0/1/2; centre ignored).
+def classify_window(w, k, exact, caro):
+    """The `P_*` code of a stone on the centre of window `w` (int8[2k+1], digits 0..3; centre ignored).
 
-    `exact`: only runs of exactly k win (exact-five rules, renju black). `w` is used as scratch and
-    restored before returning.
+    `exact`: only runs of exactly k win (exact-five rules, renju black); `caro`: a k-run between
+    two opponent stones does not win (walls, digit 3, do not block). A four is a point with one cell
+    that makes a real win, a three one that makes such a four. `w` is scratch, restored on return.
     """
     c = k
     saved = w[c]
@@ -67,12 +86,12 @@ def classify_window(w, k, exact):
         b += 1
     run = b - a + 1
     code = P_NONE
-    if run == k or (run > k and not exact):
+    if run_wins(w, a, b, k, exact, caro):
         code = P_FIVE
     elif run > k:
         code = P_NONE  # an overline under exact rules: every extension stays too long
     else:
-        nw = _win_cells(w, k, exact)
+        nw = _win_cells(w, k, exact, caro)
         if nw >= 2:
             code = P_FOUR_OPEN
         elif nw == 1:
@@ -83,7 +102,7 @@ def classify_window(w, k, exact):
                 if w[q] != 0:
                     continue
                 w[q] = 1
-                n2 = _win_cells(w, k, exact)
+                n2 = _win_cells(w, k, exact, caro)
                 w[q] = 0
                 if n2 > best:
                     best = n2
@@ -99,11 +118,13 @@ def classify_window(w, k, exact):
                     own = 0
                     clean = True
                     for i in range(s, s + k):
-                        if w[i] == 2:
+                        if w[i] >= OPP:
                             clean = False
                             break
                         if w[i] == 1:
                             own += 1
+                    if clean and caro and w[s - 1] == OPP and w[s + k] == OPP:
+                        clean = False  # caro: a k-gap between two opponent stones can never win
                     if clean and own > most:
                         most = own
                 if most < 0:
@@ -117,34 +138,103 @@ def classify_window(w, k, exact):
 
 
 @njit(cache=True, nogil=True)
-def build_table(k, exact):
-    """Classify all 3**(2k) windows; entry i is the code of the window whose base-3 digits are i.
+def renju_line_foul(w, k):
+    """Renju black on the centre of window `w` (digits 0/1/2): no exact five on this line, but six
+    or more, or two different fours (X.X.X.X, XX.X.XX: fours told apart by their stones, as
+    `rules._four_keys` does) -- one-line foul shapes the line code alone would read as a five or an
+    open four. `w` is scratch, restored on return."""
+    c = k
+    saved = w[c]
+    w[c] = 1
+    a = c
+    while a > 0 and w[a - 1] == 1:
+        a -= 1
+    b = c
+    while b < 2 * k and w[b + 1] == 1:
+        b += 1
+    foul = False
+    if b - a + 1 > k:
+        foul = True
+    elif b - a + 1 < k:
+        first = -1
+        last = -1
+        for q in range(1, 2 * k):
+            if w[q] != 0:
+                continue
+            w[q] = 1
+            lo = q
+            while lo > 0 and w[lo - 1] == 1:
+                lo -= 1
+            hi = q
+            while hi < 2 * k and w[hi + 1] == 1:
+                hi += 1
+            w[q] = 0
+            if lo <= c <= hi and hi - lo + 1 == k:
+                f = lo + 1 if q == lo else lo  # the four's own stones: the run without q
+                la = hi - 1 if q == hi else hi
+                if first < 0:
+                    first, last = f, la
+                elif f != first or la != last:
+                    foul = True
+                    break
+    w[c] = saved
+    return foul
 
-    Digit j (weight 3**j) is the cell at offset j-k for j < k and j-k+1 for j >= k.
-    """
+
+@njit(cache=True, nogil=True, forceinline=True)
+def _window_of(key, k, base, w):
+    """Fill w with the window whose digits are `key` (see `build_table`)."""
+    x = key
+    for j in range(2 * k):
+        pos = j if j < k else j + 1
+        w[pos] = x % base
+        x //= base
+
+
+@njit(cache=True, nogil=True)
+def build_renju_foul_table(k):
+    """`renju_line_foul` of every base-3 window (renju has no caro digits)."""
+    size = 3 ** (2 * k)
+    out = np.zeros(size, dtype=np.bool_)
+    w = np.zeros(2 * k + 1, dtype=np.int8)
+    for key in range(size):
+        _window_of(key, k, 3, w)
+        out[key] = renju_line_foul(w, k)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def build_table(k, exact, caro):
+    """Classify all base**(2k) windows (base 4 under caro, else 3); entry i is the code of the window
+    whose digits are i. Digit j (weight base**j) is the cell at offset j-k for j < k and j-k+1 for
+    j >= k. Outside caro digit 3 never occurs."""
+    base = 4 if caro else 3
     size = 1
     for _ in range(2 * k):
-        size *= 3
+        size *= base
     table = np.zeros(size, dtype=np.uint8)
     w = np.zeros(2 * k + 1, dtype=np.int8)
     for key in range(size):
-        x = key
-        for j in range(2 * k):
-            pos = j if j < k else j + 1
-            w[pos] = x % 3
-            x //= 3
-        table[key] = classify_window(w, k, exact)
+        _window_of(key, k, base, w)
+        table[key] = classify_window(w, k, exact, caro)
     return table
 
 
 @lru_cache(maxsize=None)
-def _table(k: int, exact: bool) -> np.ndarray:
-    return build_table(k, exact)
+def _table(k: int, exact: bool, caro: bool) -> np.ndarray:
+    return build_table(k, exact, caro)
 
 
-def pattern_tables(k: int, exact_black: bool, exact_white: bool) -> np.ndarray:
-    """uint8[2, 3**(2k)]: row 0 for black, row 1 for white (built once per process and k)."""
-    out = np.empty((2, 3 ** (2 * k)), dtype=np.uint8)
-    out[0] = _table(k, exact_black)
-    out[1] = _table(k, exact_white)
+@lru_cache(maxsize=None)
+def renju_foul_table(k: int) -> np.ndarray:
+    """bool[3**(2k)]: the windows where renju black makes a one-line foul shape (built once per k)."""
+    return build_renju_foul_table(k)
+
+
+def pattern_tables(k: int, exact_black: bool, exact_white: bool, caro: bool = False) -> np.ndarray:
+    """uint8[2, base**(2k)]: row 0 for black, row 1 for white (built once per process and k)."""
+    base = 4 if caro else 3
+    out = np.empty((2, base ** (2 * k)), dtype=np.uint8)
+    out[0] = _table(k, exact_black, caro)
+    out[1] = _table(k, exact_white, caro)
     return out

@@ -1,8 +1,8 @@
 """Immediate-threat checks, cheap enough for every tree node.
 
 All lists are points in `out` (int32, >= width·height), functions return the count. "Legal" means
-empty and, for renju black, not a foul. Win points are exact under every rule (the pattern table
-filters, `rules.line_wins` decides).
+empty and, for renju black, not a foul. Win points are exact under every rule: the line codes
+are (caro's both-ends block included, `tables.classify_window`).
 """
 from __future__ import annotations
 
@@ -20,13 +20,11 @@ from .constants import (
     P_FOUR,
     P_FOUR_OPEN,
     P_THREE_BROKEN,
-    RULE_CARO,
-    RULE_CARO_EXACT,
     RULE_RENJU,
 )
 from .board import make, to_pos, unmake
 from .patterns import line_pattern, sync_patterns
-from .rules import is_legal, line_wins
+from .rules import is_legal
 
 # threat_check statuses
 TC_QUIET = 0  # nothing urgent: search normally
@@ -39,14 +37,10 @@ TC_DEFEND = 5  # opponent threatens an open four: out = blocking moves + the sid
 
 @njit(cache=True, nogil=True, forceinline=True)
 def wins_at(b, p, colour):
-    """Does `colour` win by playing empty p? Table filter first, exact scan only on a P_FIVE line."""
-    rule = b.meta[M_RULE]
-    caro = rule == RULE_CARO or rule == RULE_CARO_EXACT
-    k = b.meta[M_K]
+    """Does `colour` win by playing empty p? (The line codes are exact under every rule.)"""
     for d in range(4):
         if line_pattern(b, colour, d, p) == P_FIVE:
-            if not caro or line_wins(b.cells, p, b.dirs[d], colour, k, rule):
-                return True
+            return True
     return False
 
 
@@ -84,14 +78,13 @@ def win_points_through(b, p, colour, out, n):
     wins along that line; returns the new count (duplicates skipped)."""
     sync_patterns(b)
     k = b.meta[M_K]
-    rule = b.meta[M_RULE]
     for d in range(4):
         s = b.dirs[d]
         for i in range(-(k - 1), k):
             q = p + i * s
             if i == 0 or b.cells[q] != EMPTY:
                 continue
-            if line_pattern(b, colour, d, q) == P_FIVE and line_wins(b.cells, q, s, colour, k, rule):
+            if line_pattern(b, colour, d, q) == P_FIVE:
                 dup = False
                 for j in range(n):
                     if out[j] == q:
@@ -105,10 +98,7 @@ def win_points_through(b, p, colour, out, n):
 
 @njit(cache=True, nogil=True)
 def four_points(b, colour, out):
-    """Legal points where `colour` makes at least one four (simple or open), fives excluded.
-
-    Under caro this may include fours whose five would be blocked at both ends (VCF checks exactly).
-    """
+    """Legal points where `colour` makes at least one four (simple or open), fives excluded."""
     sync_patterns(b)
     n = 0
     for y in range(b.meta[M_HEIGHT]):

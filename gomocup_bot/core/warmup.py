@@ -2,9 +2,10 @@
 kernel into numba's on-disk cache.
 
 Run once after installing (or let the first brain start do it): later processes load the cached
-machine code instead of compiling, which is what Gomocup's clock sees. Each kernel has a single
-type signature (the Board tuple, Python ints, fixed dtypes for output arrays), so one call each on
-a small board fills the cache for every board size, k and rule.
+machine code instead of compiling, which is what Gomocup's clock sees. Each kernel has two type
+signatures, one per board kind (table boards k <= 5, and k > 5 boards, whose int32 `kdelta` makes
+them another numba type: `board.play`), with Python ints and fixed dtypes for output arrays, so
+one call each on a small board of each kind fills the cache for every board size, k and rule.
 """
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
 """`gomocup-bot`: the full brain -- layered root checks, then the tree search.
 
-Pipeline (issue 4): win-in-1, block a five, own VCF, Li's depth-4 minimax at the root, the
-defence set against an opponent VCF; then the tree search over the moves the checks left:
-alpha-beta by default (it measured stronger, see `DEFAULT_BACKEND`), or with ``backend=mcts``
-the improved MCTS with the triggered minimax.
+Pipeline: the root checks on the core board (`search.rootcheck`: win in one, block a five, own
+VCF/VCT, the defence set against the opponent's VCT), then the tree search over the moves they
+left: the PVS by default (it measured stronger, see `DEFAULT_BACKEND`), or with ``backend=mcts``
+the improved MCTS with the triggered minimax. Every rule (caro included) and win length runs on
+the one core board.
 
 Options: ``backend`` (mcts | ab), ``trigger`` (none | brute | triggered | h1 | h2), ``k``,
 ``playout`` (heavy | depth | light | random), ``final`` (robust | max | max-robust), ``level``,
@@ -18,11 +19,11 @@ import time
 from gomocup_bot.core.cpu import free_cores
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
 from gomocup_bot.search.adapter import BoardView, deadlines, make_result, pad_alternatives, report, summary_text
-from gomocup_bot.search.engines_common import SearchEngineBase, alpha_beta_result, pvs_result, pvs_supported
+from gomocup_bot.search.engines_common import SearchEngineBase, pvs_result, warm_big_k
 from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
 
-# The MCTS backend, the window-count alpha-beta (caro, k > 5) and their root checks are imported
-# when first used: the default engine's start-up (billed to the match clock) never loads them.
+# The MCTS backend is imported when first used: the default engine's start-up (billed to the
+# match clock) never loads it.
 
 # Measured (benchmarks/strength_ladder.py, 0.5 s/move, docs/search.md): with the same root checks,
 # alpha-beta beat the improved MCTS 6-2 against the plain alpha-beta engine where MCTS scored 2-6,
@@ -51,7 +52,6 @@ class FullEngine(SearchEngineBase):
         self.threads = max(1, min(2, self.option("threads", DEFAULT_THREADS[self.backend], int)))
         self._mcts_config = None
         self._mcts = None  # MctsSearcher
-        self._ab = None  # AlphaBetaSearcher
         self._pvs: PvsSearcher | None = None
         self._sizes = (0, 0)
 
@@ -80,17 +80,14 @@ class FullEngine(SearchEngineBase):
         return self._mcts_config
 
     def prepare(self) -> None:
-        # the one-board path needs only the PVS and its threat search (caro and k > 5 load the
-        # window alpha-beta and the old root checks when such a game comes)
-        self.warm_parts = ("pvs",) if self.backend == "ab" else ("tactics", "mcts")
+        # the root checks are warmed with the PVS ("pvs"), which the MCTS backend runs them for too
+        self.warm_parts = ("pvs",) if self.backend == "ab" else ("pvs", "mcts")
         if self.backend == "mcts" and self.threads > 1 and self.mcts_config.parallel == "tree":
             self.warm_parts += ("mcts-shared",)
         super().prepare()
         self._searchers_for(0)
 
     def _reset(self) -> None:
-        if self._ab is not None:
-            self._ab.clear()
         if self._pvs is not None:
             self._pvs.clear()
         if self._mcts is not None:
@@ -98,7 +95,6 @@ class FullEngine(SearchEngineBase):
 
     def release_memory(self) -> None:
         self._mcts = None
-        self._ab = None
         self._pvs = None
         self._sizes = (0, 0)
 
@@ -111,7 +107,6 @@ class FullEngine(SearchEngineBase):
         tree_bytes, tt_bytes = memory_split(max_memory)
         if (tree_bytes, tt_bytes) != self._sizes:
             self._mcts = None
-            self._ab = None
             self._pvs = None
             self._sizes = (tree_bytes, tt_bytes)
         if self.backend == "mcts" and self._mcts is None:
@@ -126,41 +121,12 @@ class FullEngine(SearchEngineBase):
                                                          vct_nodes=self.option("vct_nodes", DEFAULT_VCT_NODES, int)))
 
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
-        budget = deadlines(request, self.level.time_share)
-        allowed = None
-        lost: list[int] = []
-        if self.backend == "ab" and pvs_supported(request.position):
-            return self._search_pvs(request, stop, view, budget)
-        if self.tactics:
-            from gomocup_bot.search.tactics import analyse_root
-
-            share = max(budget.soft - time.monotonic(), 0.0)
-            plan = analyse_root(view.cells, view.near, view.geo, view.side, stop.array,
-                                time.monotonic() + 0.4 * share)
-            if plan.move >= 0 and plan.move not in view.excluded:
-                report(request, "best", view, plan.move)
-                report(request, "summary", view, plan.move, winrate=1.0 if plan.proven > 0 else None,
-                       text=f"tactics {plan.reason} in {plan.seconds * 1000:.0f} ms")
-                return make_result(view, plan.move, proven=plan.proven, pv=plan.line,
-                                   winrate=1.0 if plan.proven > 0 else None,
-                                   alternatives=[plan.move], nbest=request.nbest)
-            if plan.allowed is not None:
-                allowed = [p for p in plan.allowed if p not in view.excluded] or None
-            lost = plan.losing
-            for p in lost[:64]:
-                report(request, "lost", view, p)
-        self._searchers(request)
-        if self.backend == "ab":
-            result = self._search_ab(request, stop, view, budget, allowed)
-        else:
-            result = self._search_mcts(request, stop, view, budget, allowed)
-        return pad_alternatives(result, view, lost, request.nbest)
-
-    def _search_pvs(self, request, stop, view, budget) -> SearchResult:
-        """The one-board pipeline: the threat checks (`search.rootcheck`), then the PVS."""
+        """The root checks on the core board, then the PVS (or the MCTS) over the moves they left."""
         from gomocup_bot.core.board import board_from_position
         from gomocup_bot.search import rootcheck
 
+        warm_big_k(request.position)
+        budget = deadlines(request, self.level.time_share)
         board = board_from_position(request.position)
         allowed = None
         if self.tactics:
@@ -180,9 +146,12 @@ class FullEngine(SearchEngineBase):
             if plan.allowed is not None:
                 allowed = [p for p in plan.allowed if p not in view.excluded] or None
         self._searchers(request)
-        threads = min(self.threads, free_cores()) if self.threads > 1 else 1
-        self._pvs.config.threads = threads
-        result = pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs", board=board)
+        if self.backend == "mcts":
+            result = self._search_mcts(request, stop, view, budget, allowed)
+        else:
+            threads = min(self.threads, free_cores()) if self.threads > 1 else 1
+            self._pvs.config.threads = threads
+            result = pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs", board=board)
         if request.nbest > len(result.alternatives):  # YXNBEST: the moves the checks ruled out come last
             result = pad_alternatives(result, view, root_moves(board, view.side), request.nbest)
         return result
@@ -230,19 +199,6 @@ class FullEngine(SearchEngineBase):
                                  seconds=time.monotonic() - t0, extra=extra))
         return make_result(view, p, proven=out.proven_root, winrate=winrate, depth=len(pv),
                            nodes=out.iterations, pv=pv, alternatives=ranked, nbest=request.nbest)
-
-    def _search_ab(self, request, stop, view, budget, allowed) -> SearchResult:
-        # the lazy-SMP helper only where a core is free for it right now (gomocup_bot.core.cpu)
-        threads = min(self.threads, free_cores()) if self.threads > 1 else 1
-        if self._ab is None:  # caro and k > 5: the window-count alpha-beta
-            from gomocup_bot.search.idsearch import AbConfig, AlphaBetaSearcher
-            from gomocup_bot.search.warm import warm_up
-
-            warm_up(("alphabeta",))
-            self._ab = AlphaBetaSearcher(self._sizes[1], AbConfig(threads=threads))
-        self._ab.config.threads = threads
-        return alpha_beta_result(self._ab, request, stop, view, budget, allowed, "alpha-beta")
-
 
 def root_moves(board, side: int) -> list[int]:
     """Every root candidate, best ordered first (for YXNBEST padding)."""

@@ -38,7 +38,7 @@ class SearchEngineBase:
             log.warning("option %s=%r is not a %s; using %r", key, v, kind.__name__, default)
             return default
 
-    warm_parts: tuple[str, ...] = ("tactics", "alphabeta", "mcts", "mcts-plain")
+    warm_parts: tuple[str, ...] = ("pvs", "mcts", "mcts-plain")
 
     def prepare(self) -> None:
         if not self._prepared:
@@ -97,7 +97,7 @@ def _best_reporter(request: SearchRequest, view: BoardView):
 
 def _finish(request: SearchRequest, view: BoardView, out, label: str, *, win_bound: int, score_scale: float,
             seconds: float, extra: str) -> SearchResult:
-    """The summary line and the `SearchResult` of an iterative-deepening search's outcome."""
+    """The summary line and the `SearchResult` of the PVS's outcome."""
     if out.move < 0:
         return make_result(view, view.fallback())
     winrate = 0.5 + 0.5 * max(-1.0, min(1.0, out.score / score_scale))
@@ -110,33 +110,19 @@ def _finish(request: SearchRequest, view: BoardView, out, label: str, *, win_bou
                        nodes=out.nodes, pv=out.pv, alternatives=out.ranked, nbest=request.nbest)
 
 
-def alpha_beta_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView, budget, allowed,
-                      label: str, show_score: bool = False) -> SearchResult:
-    """Run an iterative-deepening alpha-beta searcher (the window-count one: caro, k > 5, `minimax`)
-    and turn its answer into a `SearchResult`: one BEST line per change of mind, one summary line."""
-    from gomocup_bot.search import alphabeta as AB
+def warm_big_k(position) -> None:
+    """Before the first k > 5 search: load (or compile) the kernels' k > 5 specialization, which
+    `prepare` leaves out so that the five-in-a-row start-up does not pay for it."""
+    if position.win_length > 5:
+        from gomocup_bot.search.warm import PVS_BIG_K, warm_up
 
-    t0 = time.monotonic()
-    out = searcher.search(view.cells, view.near, view.geo, view.side, stop.array,
-                          soft_deadline=budget.soft, hard_deadline=budget.hard,
-                          allowed=allowed, excluded=view.excluded,
-                          max_depth=budget.max_depth, max_nodes=budget.max_nodes,
-                          on_iteration=_best_reporter(request, view))
-    return _finish(request, view, out, label, win_bound=AB.WIN_BOUND, score_scale=20000.0,
-                   seconds=time.monotonic() - t0,
-                   extra=f"threads {searcher.config.threads}" + (f" score {out.score}" if show_score else ""))
-
-
-def pvs_supported(position) -> bool:
-    """The pattern-layer search covers the table boards (k <= 5) under every rule but caro (whose
-    fives depend on both ends, which the line tables do not see)."""
-    return position.win_length <= 5 and not position.rules.caro
+        warm_up((PVS_BIG_K,))
 
 
 def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView, budget, allowed,
                label: str, board=None) -> SearchResult:
-    """Run the PVS searcher on the core board of the request and turn its answer into a
-    `SearchResult`: one BEST line per change of mind, one summary line."""
+    """Run the PVS searcher on the core board of the request (every rule and win length) and turn
+    its answer into a `SearchResult`: one BEST line per change of mind, one summary line."""
     from gomocup_bot.core.board import board_from_position
     from gomocup_bot.search import pvs as K
 

@@ -19,7 +19,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from gomocup_bot.core.board import make, unmake
+from gomocup_bot.core.board import play, take
 from gomocup_bot.core.classes import (
     C_FIVE,
     C_FLEX4,
@@ -283,9 +283,9 @@ def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
         q = find_class(b, op, C_FIVE, last)
         if q < 0 or not legal_for(b, q, side) or ply >= MAX_PLY - 2:
             return -(WIN - ply - 2)
-        make(b, q, side)
+        play(b, q, side)
         v = quiesce(b, 3 - side, -beta, -alpha, ply + 1, qdepth, np.int64(q), w)
-        unmake(b)
+        take(b)
         if v == NO_SCORE:
             return NO_SCORE
         return -v
@@ -306,9 +306,9 @@ def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
         q = w.moves[base0 + i]
         if not legal_for(b, q, side):
             continue
-        make(b, q, side)
+        play(b, q, side)
         v = quiesce(b, 3 - side, -beta, -alpha, ply + 1, qdepth - 1, np.int64(q), w)
-        unmake(b)
+        take(b)
         if v == NO_SCORE:
             return NO_SCORE
         v = -v
@@ -439,7 +439,7 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
                 reduce = 1  # a three or a three's block: still a late move
             if w.params[P_PRUNE] != 0 and reduce > depth - 2:
                 reduce = depth - 2
-        make(b, q, side)
+        play(b, q, side)
         if searched == 0:
             v = negamax(b, 3 - side, child_depth, -beta, -alpha, ply + 1, np.int64(q), w)
         else:
@@ -448,7 +448,7 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
                 v = negamax(b, 3 - side, child_depth, -alpha - 1, -alpha, ply + 1, np.int64(q), w)
             if v != NO_SCORE and -v > alpha and -v < beta:
                 v = negamax(b, 3 - side, child_depth, -beta, -alpha, ply + 1, np.int64(q), w)
-        unmake(b)
+        take(b)
         if v == NO_SCORE:
             return NO_SCORE
         v = -v
@@ -490,17 +490,22 @@ def search_root(b, side, depth, alpha, beta, root_moves, root_scores, n_root, w)
     a = alpha
     for i in range(n_root):
         q = root_moves[i]
-        make(b, q, side)
-        if i == 0:
-            v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, np.int64(q), w)
+        if b.cls[side - 1, q] == C_FIVE:
+            # the move makes five: the game ends (inside the tree a five square ends the node before
+            # it is played, so only the root plays one, and the child would not see the made five)
+            v = WIN - 1
         else:
-            v = negamax(b, 3 - side, depth - 1, -a - 1, -a, ply1, np.int64(q), w)
-            if v != NO_SCORE and -v > a and -v < beta:
+            play(b, q, side)
+            if i == 0:
                 v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, np.int64(q), w)
-        unmake(b)
-        if v == NO_SCORE:
-            break
-        v = -v
+            else:
+                v = negamax(b, 3 - side, depth - 1, -a - 1, -a, ply1, np.int64(q), w)
+                if v != NO_SCORE and -v > a and -v < beta:
+                    v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, np.int64(q), w)
+            take(b)
+            if v == NO_SCORE:
+                break
+            v = -v
         root_scores[i] = v
         done += 1
         if v > best:
@@ -518,7 +523,7 @@ def root_candidates(b, side, w, out):
     """Every candidate for the root (mode 0 generation, no width cut) into ``out``; returns n."""
     me = side - 1
     op = 1 - me
-    if b.cnt[op, C_FIVE] > 0:
+    if b.cnt[op, C_FIVE] > 0 and b.cnt[me, C_FIVE] == 0:  # (a five of our own comes before any block)
         q = find_class(b, op, C_FIVE, -1)
         if q >= 0 and legal_for(b, q, side):
             out[0] = q

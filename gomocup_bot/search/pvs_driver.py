@@ -34,6 +34,7 @@ class PvsConfig:
     prune: int = 0  # 1: futility, late-move pruning and deeper reductions at null-window nodes
     vct_depth: int = 0  # probe the threat search at nodes with at most this depth left (0: never)
     vct_nodes: int = 200  # threat-search nodes per probe
+    lmr: bool = True  # late-move reductions (off for the plain `minimax` baseline)
 
 
 @dataclass
@@ -69,6 +70,8 @@ class PvsSearcher:
         p[K.P_PRUNE] = int(self.config.prune)
         p[K.P_VCT_DEPTH] = self.config.vct_depth
         p[K.P_VCT_NODES] = self.config.vct_nodes
+        if not self.config.lmr:
+            p[K.P_LMR_MIN] = K.MAX_MOVES  # no move index reaches it
         p[K.P_MAX_NODES] = max_nodes
         return p
 
@@ -214,19 +217,19 @@ class PvsSearcher:
 
     def principal_variation(self, board, side: int, first: int, limit: int = 12) -> list[int]:
         """The hash moves from the root (the board is restored)."""
-        from gomocup_bot.core.board import make, unmake
+        from gomocup_bot.core.board import play, take
 
         pv: list[int] = []
         work = K.new_work(board, self.tt, K.default_params(), np.zeros(1, dtype=np.int32))
         q, c = first, side
         try:
             while q >= 0 and len(pv) < limit and int(board.cells[q]) == 0:
-                make(board, q, c)
+                play(board, q, c)
                 pv.append(q)
                 c = 3 - c
                 found, _, _, _, mv = K.tt_probe(work, np.uint64(int(board.hash[0]) ^ c))
                 q = int(mv) if found and mv > 0 else -1
         finally:
             for _ in pv:
-                unmake(board)
+                take(board)
         return pv

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gomocup_bot.core.board import make, unmake
+from gomocup_bot.core.board import play, take
 from gomocup_bot.core.classes import C_FIVE, C_FLEX4, C_FOUR, C_FOUR3, C_FOURP
 from gomocup_bot.core.constants import M_SIZE
 from gomocup_bot.search import pvs as K
@@ -99,11 +99,11 @@ def _defences(board, side: int, solver: ThreatSolver, abort, nodes: int, plan: R
         if abort[0]:
             break
         four = board.cls[me, q] in (C_FOUR, C_FOURP, C_FOUR3, C_FLEX4)
-        make(board, q, side)
+        play(board, q, side)
         try:
             result, _, n = solver.run(board, 3 - side, vct=True, max_depth=VCT_DEPTH, max_nodes=nodes)
         finally:
-            unmake(board)
+            take(board)
         plan.nodes += n
         if result == UNKNOWN and abort[0]:
             break  # cut by the clock: says nothing

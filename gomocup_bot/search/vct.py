@@ -26,7 +26,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from gomocup_bot.core.board import make, unmake
+from gomocup_bot.core.board import play, take
 from gomocup_bot.core.classes import (
     C_DOUBLE3,
     C_FIVE,
@@ -162,9 +162,9 @@ def node(b, a, attacking, depth, ply, last, w):
                 w.line[ply] = q
                 w.counter[1] = ply + 1
                 return WIN  # renju: black cannot block on a foul square
-            make(b, q, d)
+            play(b, q, d)
             r = node(b, a, np.int64(1), depth, ply + 1, np.int64(q), w)
-            unmake(b)
+            take(b)
             if r == WIN:
                 w.line[ply] = q
             return r
@@ -177,9 +177,9 @@ def node(b, a, attacking, depth, ply, last, w):
             q = w.moves[base0 + i]
             if not legal_for(b, q, d):
                 continue
-            make(b, q, d)
+            play(b, q, d)
             r = node(b, a, np.int64(1), depth, ply + 1, np.int64(q), w)
-            unmake(b)
+            take(b)
             if r != WIN:
                 return r
             if first < 0:
@@ -187,9 +187,9 @@ def node(b, a, attacking, depth, ply, last, w):
         if first < 0:
             return WIN if n > 0 else FAIL  # renju: every reply a foul square for black
         # the line shows the first (most natural) reply; re-run it so the deeper line is its own
-        make(b, first, d)
+        play(b, first, d)
         node(b, a, np.int64(1), depth, ply + 1, np.int64(first), w)
-        unmake(b)
+        take(b)
         w.line[ply] = first
         return WIN
 
@@ -211,9 +211,9 @@ def node(b, a, attacking, depth, ply, last, w):
         q = find_class(b, di, C_FIVE, last)
         if q < 0 or not legal_for(b, q, a):
             return FAIL
-        make(b, q, a)
+        play(b, q, a)
         r = node(b, a, np.int64(0), depth, ply + 1, np.int64(q), w)
-        unmake(b)
+        take(b)
         if r == WIN:
             w.line[ply] = q
         return r
@@ -243,9 +243,9 @@ def node(b, a, attacking, depth, ply, last, w):
         cost = 0 if w.scores[base0 + i] >= 1000 else 1
         if cost > depth:
             continue
-        make(b, q, a)
+        play(b, q, a)
         r = node(b, a, np.int64(0), depth - cost, ply + 1, np.int64(q), w)
-        unmake(b)
+        take(b)
         if r == WIN:
             w.line[ply] = q
             return WIN

@@ -9,41 +9,44 @@ from __future__ import annotations
 
 import numpy as np
 
-TACTICS, ALPHABETA, MCTS, MCTS_PLAIN = "tactics", "alphabeta", "mcts", "mcts-plain"
-PVS = "pvs"  # the pattern-layer principal-variation search on the core board
+MCTS, MCTS_PLAIN = "mcts", "mcts-plain"
+PVS = "pvs"  # the pattern-layer principal-variation search on the core board, and the root checks
+PVS_BIG_K = "pvs-big-k"  # the same kernels compiled for k > 5 boards (another numba type: `core.board.play`)
 MCTS_SHARED = "mcts-shared"  # the tree-parallel kernels (`parallel=tree`)
 _done: set[str] = set()
 
 
-def warm_up(parts: tuple[str, ...] = (TACTICS, PVS, ALPHABETA, MCTS, MCTS_PLAIN)) -> None:
+def warm_up(parts: tuple[str, ...] = (PVS, PVS_BIG_K, MCTS, MCTS_PLAIN)) -> None:
     todo = [p for p in parts if p not in _done]
     if not todo:
         return
-    from gomocup_bot.search.board import new_board, place, to_index
-
-    cells, near, geo = new_board(7, 7)
-    for i, (x, y) in enumerate([(3, 3), (3, 4), (4, 3), (2, 2)]):
-        place(cells, near, geo, to_index(x, y, geo), 1 + i % 2)
     stop = np.zeros(1, dtype=np.int32)
-    if TACTICS in todo:
-        from gomocup_bot.search.tactics import analyse_root
-
-        analyse_root(cells, near, geo, 1, stop, None, vcf_nodes=200, defence_nodes=50)
-    if ALPHABETA in todo:
-        from gomocup_bot.search.idsearch import AlphaBetaSearcher
-
-        AlphaBetaSearcher(1 << 16).search(cells, near, geo, 1, stop, soft_deadline=None, hard_deadline=None,
-                                          max_depth=3)
     if PVS in todo:
         from gomocup_bot.core.board import board_from_stones
         from gomocup_bot.search.pvs_driver import PvsSearcher
 
         from gomocup_bot.search.rootcheck import analyse
 
-        # one board type for every rule: renju's foul check is compiled into the same kernels
+        # one board type for every rule at k <= 5: renju's foul check is compiled into the same
+        # kernels, caro differs only in the tables' contents
         b = board_from_stones(9, 9, [(4, 4, 1), (4, 5, 2), (5, 4, 1), (3, 3, 2), (5, 5, 1)], 5, 4)
         PvsSearcher(1 << 16).search(b, 2, stop, soft_deadline=None, hard_deadline=None, max_depth=4)
         analyse(b, 2, stop, None, vct_nodes=2000)
+    if PVS_BIG_K in todo:
+        from gomocup_bot.core.board import board_from_stones
+        from gomocup_bot.search.pvs_driver import PvsSearcher
+
+        from gomocup_bot.search.rootcheck import analyse
+
+        b = board_from_stones(9, 9, [(4, 4, 1), (4, 5, 2), (5, 4, 1), (3, 3, 2), (5, 5, 1)], 6, 0)
+        PvsSearcher(1 << 16).search(b, 2, stop, soft_deadline=None, hard_deadline=None, max_depth=3)
+        analyse(b, 2, stop, None, vct_nodes=500)
+    if MCTS in todo or MCTS_PLAIN in todo or MCTS_SHARED in todo:
+        from gomocup_bot.search.board import new_board, place, to_index
+
+        cells, near, geo = new_board(7, 7)
+        for i, (x, y) in enumerate([(3, 3), (3, 4), (4, 3), (2, 2)]):
+            place(cells, near, geo, to_index(x, y, geo), 1 + i % 2)
     if MCTS in todo or MCTS_PLAIN in todo:
         from gomocup_bot.search.driver import MctsConfig, MctsSearcher
 

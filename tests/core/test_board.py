@@ -12,9 +12,11 @@ from gomocup_bot.core.board import (
     copy_board,
     make,
     new_board,
+    play,
     pos_x,
     rebuild_layer,
     pos_y,
+    take,
     to_pos,
     unmake,
     window_key,
@@ -36,7 +38,7 @@ from gomocup_bot.core.constants import (
     WHITE,
 )
 from gomocup_bot.core.patterns import line_pattern, scan_pattern, sync_patterns
-from gomocup_bot.core.rules import is_win_move, run_ends
+from gomocup_bot.core.rules import is_win_move, line_wins, run_ends
 from gomocup_bot.core.threats import four_points, threat_moves, win_points
 
 from .conftest import buf, points
@@ -71,41 +73,43 @@ def scratch_nbr(grid, x, y):
     )
 
 
-def line_win_count(grid, x, y, dx, dy, colour, k, exact):
-    """Direct scan: with `colour` on (x, y), how many empty points on this line complete a winning
-    run that contains (x, y)? (The meaning of the four codes.)"""
-    h, w = len(grid), len(grid[0])
-    g = [row[:] for row in grid]
-    g[y][x] = colour
-
-    def run(px, py):
-        a = 0
-        while 0 <= px - (a + 1) * dx < w and 0 <= py - (a + 1) * dy < h and g[py - (a + 1) * dy][px - (a + 1) * dx] == colour:
-            a += 1
-        f = 0
-        while 0 <= px + (f + 1) * dx < w and 0 <= py + (f + 1) * dy < h and g[py + (f + 1) * dy][px + (f + 1) * dx] == colour:
-            f += 1
-        return a, f
-
+def line_win_count(board, p, d, colour):
+    """The judge's count: with `colour` on empty p, how many empty points of direction d complete a
+    winning run (`rules.line_wins`, caro's both-ends block included) that contains p? (The meaning
+    of the four codes.)"""
+    k, rule, s = int(board.meta[2]), int(board.meta[3]), int(board.dirs[d])
+    make(board, p, colour)
     n = 0
     for i in range(-(k - 1), k):
-        qx, qy = x + i * dx, y + i * dy
-        if i == 0 or not (0 <= qx < w and 0 <= qy < h) or g[qy][qx] != EMPTY:
+        q = p + i * s
+        if i == 0 or board.cells[q] != EMPTY:
             continue
-        g[qy][qx] = colour
-        a, f = run(qx, qy)
-        g[qy][qx] = EMPTY
-        length = a + f + 1
-        holds = -a <= -i <= f  # (x, y) is |i| steps from q, inside the run
-        if holds and (length == k or (length > k and not exact)):
+        a, f = run_ends(board.cells, q, s, colour)
+        if -a <= -i <= f and line_wins(board.cells, q, s, colour, k, rule):
             n += 1
+    unmake(board)
     return n
 
 
+def check_codes_against_judge(board):
+    """Every empty square's code per colour and direction means what the judge says: five iff the
+    stone wins on that line, an open four / four iff two+ / one empty cell then completes a win."""
+    k, rule = int(board.meta[2]), int(board.meta[3])
+    sync_patterns(board)
+    for p in np.flatnonzero(board.cells == EMPTY):
+        p = int(p)
+        for d in range(4):
+            for c in (BLACK, WHITE):
+                code = line_pattern(board, c, d, p)
+                assert (code == P_FIVE) == bool(line_wins(board.cells, p, int(board.dirs[d]), c, k, rule))
+                if code == P_FIVE:
+                    continue
+                n0 = line_win_count(board, p, d, c)
+                assert (code == P_FOUR_OPEN) == (n0 >= 2) and (code == P_FOUR) == (n0 == 1), (code, n0)
+
+
 def check_layer(board):
-    """The incrementally kept pattern layer equals one rebuilt from the keys (empty squares)."""
-    if not board.meta[7]:
-        return
+    """The incrementally kept pattern layer equals one rebuilt from scratch (empty squares)."""
     fresh = copy_board(board)
     rebuild_layer(fresh)
     empty = board.cells == EMPTY
@@ -158,60 +162,86 @@ def games(draw):
 @settings(max_examples=40, deadline=None)
 @given(games())
 def test_incremental_state_equals_recomputation(game):
+    """`play` / `take` (what the search uses; `make` / `unmake` on table boards, plus the scanned
+    layer for k > 5) keep keys, layer and hash equal to a recomputation after every move."""
     rule, k, w, h, ops, blocked = game
     board = board_from_stones(w, h, [(x, y, 3) for x, y in dict.fromkeys(blocked)], k, rule)
     colour = BLACK
     for x, y, undo in ops:
         if undo and board.meta[6] > 0:
-            unmake(board)
+            take(board)
             colour = 3 - colour
         else:
             p = to_pos(board, x, y)
             if board.cells[p] != EMPTY:
                 continue
-            make(board, p, colour)
+            play(board, p, colour)
             colour = 3 - colour
         check_against_scratch(board)
     while board.meta[6] > 0:
-        unmake(board)
+        take(board)
+    check_against_scratch(board)
+
+
+def test_make_alone_on_a_big_k_board_is_caught_up_by_sync():
+    """k > 5: `make` keeps no layer; the next `play` (or `sync_patterns`) rebuilds it first."""
+    board = new_board(12, 12, 7)
+    for i, (x, y) in enumerate([(5, 5), (6, 6), (5, 6), (4, 4), (5, 7)]):
+        make(board, to_pos(board, x, y), BLACK if i % 2 == 0 else WHITE)
+    play(board, to_pos(board, 5, 8), WHITE)
+    check_layer(board)
+    take(board)
+    unmake(board)
+    sync_patterns(board)
+    check_layer(board)
     check_against_scratch(board)
 
 
 @settings(max_examples=60, deadline=None)
 @given(games())
 def test_four_and_five_codes_mean_what_they_say(game):
-    rule, k, w, h, ops, _ = game
-    board = new_board(w, h, k, rule)
+    rule, k, w, h, ops, blocked = game
+    board = board_from_stones(w, h, [(x, y, 3) for x, y in dict.fromkeys(blocked)], k, rule)
     colour = BLACK
     for x, y, _ in ops:
         p = to_pos(board, x, y)
         if board.cells[p] == EMPTY:
             make(board, p, colour)
             colour = 3 - colour
-    sync_patterns(board)
-    grid = grid_of(board)
-    for y in range(h):
-        for x in range(w):
-            if grid[y][x] != EMPTY:
-                continue
-            p = to_pos(board, x, y)
-            for d, (dx, dy) in enumerate(STEPS):
-                for c in (BLACK, WHITE):
-                    exact = rule in (RULE_EXACT, RULE_CARO_EXACT) or (rule == RULE_RENJU and c == BLACK)
-                    code = line_pattern(board, c, d, p)
-                    # a five on this line: a winning run through (x, y) (caro's end-block aside)
-                    n0 = line_win_count(grid, x, y, dx, dy, c, k, exact)  # completions after the stone
-                    a, f = run_ends(board.cells, p, board.dirs[d], c)
-                    length = a + f + 1
-                    assert (code == P_FIVE) == (length == k or (length > k and not exact))
-                    if code == P_FIVE:
-                        continue
-                    if code == P_FOUR_OPEN:
-                        assert n0 >= 2
-                    elif code == P_FOUR:
-                        assert n0 == 1
-                    else:
-                        assert n0 == 0
+    check_codes_against_judge(board)
+
+
+@pytest.mark.parametrize("rule", [RULE_CARO, RULE_CARO_EXACT, RULE_FREESTYLE])
+@pytest.mark.parametrize("k", [3, 4, 5, 6])
+def test_dense_random_lines_against_the_judge(rule, k):
+    """Crowded rows (stones of both colours, blocked squares, the edges) make the caro cases random
+    games rarely reach: k-runs between two opponent stones, runs ended by a wall or the edge."""
+    rng = np.random.default_rng(100 * k + rule)
+    width = 2 * k + 3
+    for _ in range(25):
+        row = "".join(rng.choice(list(".xo#"), p=[0.4, 0.27, 0.27, 0.06]) for _ in range(width))
+        board, _ = board_from_rows([row] + ["." * width] * (k - 1), k=k, rule=rule)
+        check_codes_against_judge(board)
+
+
+def test_caro_codes_of_known_lines():
+    # o x x x x . o: the five at (5, 0) would be blocked at both ends -- no five, no four, under caro
+    board, _ = board_from_rows(["oxxxx.o...", "." * 10, "." * 10, "." * 10, "." * 10], rule=RULE_CARO)
+    assert line_pattern(board, BLACK, 0, to_pos(board, 5, 0)) != P_FIVE
+    # the same run against the edge and a blocked square: both ends are not opponent stones -- a five
+    for row in ("xxxx.o....", "#xxxx.o..."):
+        board, _ = board_from_rows([row] + ["." * 10] * 4, rule=RULE_CARO)
+        assert line_pattern(board, BLACK, 0, to_pos(board, row.index("."), 0)) == P_FIVE
+    # a six is a win under caro even between opponent stones, never under caro-exact
+    row = "oxxx.xxo.."
+    for rule, five in ((RULE_CARO, True), (RULE_CARO_EXACT, False)):
+        board, _ = board_from_rows([row] + ["." * 10] * 4, rule=rule)
+        assert (line_pattern(board, BLACK, 0, to_pos(board, 4, 0)) == P_FIVE) == five
+    # o x x x . . o: under caro the only five that x x x can grow into here is blocked -- no four
+    board, _ = board_from_rows(["oxxx..o..."] + ["." * 10] * 4, rule=RULE_CARO)
+    assert line_pattern(board, BLACK, 0, to_pos(board, 4, 0)) not in (P_FOUR, P_FOUR_OPEN, P_FIVE)
+    board, _ = board_from_rows(["oxxx...o.."] + ["." * 10] * 4, rule=RULE_CARO)
+    assert line_pattern(board, BLACK, 0, to_pos(board, 4, 0)) == P_FOUR  # (5, 0) completes x at 1..5, (6, 0) stays open
 
 
 def test_known_line_codes():

@@ -2,6 +2,8 @@
 renju foul shapes."""
 from __future__ import annotations
 
+import numpy as np
+
 from gomocup_bot.core.board import board_from_rows, to_pos
 from gomocup_bot.core.classes import (
     C_DOUBLE3,
@@ -59,3 +61,30 @@ def test_renju_black_foul_shapes_are_marked_and_checked():
     assert cls(renju, BLACK, 5, 3) == C_FORBID
     free, _ = board_from_rows(rows, rule=RULE_FREESTYLE)
     assert cls(free, BLACK, 5, 3) == C_FIVE  # freestyle: six in a row wins
+
+
+def test_renju_same_line_double_four_is_marked_not_an_open_four():
+    # x . x X x . x on row 7: (7, 7) makes two fours on one line -- a foul, not an open four
+    rows = put(blank(), [(4, 7), (6, 7), (8, 7), (10, 7)], "x")
+    renju, _ = board_from_rows(rows, rule=RULE_RENJU)
+    assert cls(renju, BLACK, 7, 7) == C_FORBID and not is_legal(renju, to_pos(renju, 7, 7), BLACK)
+    free, _ = board_from_rows(rows, rule=RULE_FREESTYLE)
+    assert cls(free, BLACK, 7, 7) == C_FLEX4
+    # a real open four from an open three stays one for renju black
+    renju, _ = board_from_rows(put(blank(), [(5, 7), (6, 7), (7, 7)], "x"), rule=RULE_RENJU)
+    assert cls(renju, BLACK, 4, 7) == C_FLEX4 and cls(renju, BLACK, 8, 7) == C_FLEX4
+
+
+def test_renju_every_black_foul_square_is_classed_forbid():
+    """The class layer never hides a foul: on crowded random renju boards each square the exact
+    check forbids for black is `C_FORBID` (the one class the search sends to that check)."""
+    rng = np.random.default_rng(7)
+    fouls = 0
+    for _ in range(60):
+        rows = ["".join(rng.choice(list(".xo"), p=[0.6, 0.25, 0.15]) for _ in range(15)) for _ in range(15)]
+        board, _ = board_from_rows(rows, rule=RULE_RENJU)
+        for p in np.flatnonzero(board.cells == 0):
+            if not is_legal(board, int(p), BLACK):
+                fouls += 1
+                assert board.cls[0, p] == C_FORBID, CLASS_NAMES[board.cls[0, p]]
+    assert fouls >= 30  # the boards really hold fouls

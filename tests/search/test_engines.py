@@ -6,12 +6,13 @@ import time
 
 import pytest
 
-from gomocup_bot.engine import BLACK, WHITE, SearchLimits, SearchRequest, StopFlag
+from gomocup_bot.engine import BLACK, WHITE, Position, SearchLimits, SearchRequest, StopFlag
 from gomocup_bot.engines.full import FullEngine
 from gomocup_bot.engines.mcts_plain import MctsPlainEngine
 from gomocup_bot.engines.minimax import MinimaxEngine
 from gomocup_bot.search.board import board_from_position
 from gomocup_bot.search.sudden import vcf
+from protocol.rules import FREESTYLE as FREESTYLE_RULES
 from tests.search import positions as P
 
 import numpy as np
@@ -24,7 +25,7 @@ def _engines():
             FullEngine(backend="mcts", tactics=False), MinimaxEngine()]
 
 
-ENGINE_IDS = ["full", "full-mcts", "minimax", "mcts-no-root-checks", "alphabeta-no-root-checks"]
+ENGINE_IDS = ["full", "full-mcts", "minimax", "mcts-no-root-checks", "minimax-no-root-checks"]
 
 
 def _ask(engine, pos, budget=BUDGET, **kw):
@@ -188,19 +189,58 @@ def test_renju_black_never_plays_a_foul_even_when_it_is_the_best_looking_square(
         assert res.move not in pos.occupied()
 
 
-def test_two_thread_alpha_beta_uses_the_helper_and_agrees_on_a_forced_answer():
-    from gomocup_bot.search.board import board_from_position
-    from gomocup_bot.search.idsearch import AbConfig, AlphaBetaSearcher
+def test_two_thread_pvs_uses_the_helper_and_agrees_on_a_forced_answer():
+    from gomocup_bot.core.board import board_from_position as core_board
+    from gomocup_bot.core.board import pos_x, pos_y
+    from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
 
     rows, answers = _shifted(P.OPEN_THREE, P.OPEN_THREE_DEFENCES)
     pos = P.parse(rows, WHITE)
-    cells, near, geo = board_from_position(pos)
-    searcher = AlphaBetaSearcher(1 << 22, AbConfig(threads=2))
+    board = core_board(pos)
+    before = board.cells.copy(), board.cnt.copy(), int(board.hash[0])
     now = time.monotonic()
-    out = searcher.search(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32),
-                          soft_deadline=now + 0.4, hard_deadline=now + 0.8)
-    assert out.nodes_helper > 0
-    from gomocup_bot.search.board import to_xy
+    out = PvsSearcher(1 << 22, PvsConfig(threads=2)).search(board, WHITE, np.zeros(1, dtype=np.int32),
+                                                           soft_deadline=now + 0.4, hard_deadline=now + 0.8)
+    assert out.threads == 2
+    assert (int(pos_x(board, out.move)), int(pos_y(board, out.move))) in answers
+    assert (board.cells == before[0]).all() and (board.cnt == before[1]).all() and int(board.hash[0]) == before[2]
 
-    assert to_xy(out.move, geo) in answers
-    assert (cells == board_from_position(pos)[0]).all()  # both threads left the board as it was
+
+# ----------------------------------------------------------------------------- win length k > 5
+# (the m,n,k experiment asks the engines for any k; the protocol itself always plays five)
+
+
+@pytest.mark.parametrize("k", [6, 7])
+@pytest.mark.parametrize("make_engine", [FullEngine, MinimaxEngine], ids=["full", "minimax"])
+def test_big_win_length_takes_the_win_and_blocks_it(make_engine, k):
+    from protocol.judge import Board as Grid, makes_win
+
+    stones = [(x, 5, BLACK) for x in range(1, k)] + [(0, 5, WHITE)] + [(x, 11, WHITE) for x in (1, 4, 7, 10)]
+    grid = Grid(13, 13, stones)
+    wins = {(x, y) for x, y in grid.empties() if makes_win(grid, x, y, BLACK, FREESTYLE_RULES, k)}
+    assert wins == {(k, 5)}
+    engine = make_engine()
+    for side in (BLACK, WHITE):
+        res = _ask(engine, Position(13, 13, FREESTYLE_RULES, tuple(stones), side, k))
+        assert res.move == (k, 5), (side, res.move)
+
+
+def test_big_win_length_self_play_is_legal_and_judged_like_the_referee():
+    """The default engine plays both sides of a 9x9, k = 6 game: every move legal, and it stops
+    taking moves only where the referee sees a six (or a full board)."""
+    from protocol.judge import Board as Grid, has_win
+
+    engine = FullEngine()
+    grid = Grid(9, 9)
+    stones: list[tuple[int, int, int]] = []
+    side = BLACK
+    for _ in range(81):
+        res = _ask(engine, Position(9, 9, FREESTYLE_RULES, tuple(stones), side, 6), budget=0.05)
+        x, y = res.move
+        assert grid.get(x, y) == 0
+        grid.set(x, y, side)
+        stones.append((x, y, side))
+        if has_win(grid, side, FREESTYLE_RULES, 6) or grid.is_full():
+            break
+        side = 3 - side
+    assert len(stones) >= 11  # a six needs at least six stones of one side

@@ -5,9 +5,11 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pytest
 
 from gomocup_bot.core.board import board_from_rows, copy_board, make, pos_x, pos_y, to_pos, unmake
-from gomocup_bot.core.constants import BLACK, RULE_RENJU, WHITE
+from gomocup_bot.core.classes import C_FIVE
+from gomocup_bot.core.constants import BLACK, RULE_CARO, RULE_CARO_EXACT, RULE_FREESTYLE, RULE_RENJU, WHITE
 from gomocup_bot.search import rootcheck
 from gomocup_bot.search.pvs import WIN_BOUND
 from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
@@ -96,3 +98,102 @@ def test_root_checks_find_the_vct_and_the_defence():
                                                max_nodes=200_000)
         unmake(board)
         assert result != WIN
+
+
+# ---------------------------------------------------------------------------------------------
+# caro: a five between two opponent stones is no five (RULE_CARO, RULE_CARO_EXACT)
+
+# row 3: o x x x x . o -- (5, 3) would make a five blocked at both ends: nothing under caro
+FAKE_FOUR = [(1, 3), (2, 3), (3, 3), (4, 3)], [(0, 3), (6, 3)], (5, 3)
+# row 9: o x x x x . . -- (5, 9) makes a five open at one end: a real win
+REAL_FOUR = [(1, 9), (2, 9), (3, 9), (4, 9)], [(0, 9)], (5, 9)
+
+
+def caro_board(rule, black, white):
+    """A 15x15 board with the given stones (far white stones in the lists even out the count)."""
+    rows = put(put(blank(), black, "x"), white, "o")
+    board, _ = board_from_rows(rows, rule=rule)
+    return board
+
+
+@pytest.mark.parametrize("rule", [RULE_CARO, RULE_CARO_EXACT])
+def test_caro_win_in_one_is_the_real_five_not_the_blocked_one(rule):
+    black = FAKE_FOUR[0] + REAL_FOUR[0]
+    white = FAKE_FOUR[1] + REAL_FOUR[1] + [(14, 14), (12, 14), (10, 14), (8, 14), (14, 12), (14, 10)]
+    board = caro_board(rule, black, white)
+    assert int(board.cnt[0, C_FIVE]) == 1  # only the real one counts
+    plan = rootcheck.analyse(board, BLACK, STOP, None)
+    assert plan.reason == "win" and xy(board, plan.move) == REAL_FOUR[2]
+    out = search(board, BLACK, depth=3)
+    assert xy(board, out.move) == REAL_FOUR[2] and out.score > WIN_BOUND
+
+
+@pytest.mark.parametrize("rule", [RULE_CARO, RULE_CARO_EXACT])
+def test_caro_blocks_the_only_real_five(rule):
+    # freestyle: black has two five points (white is lost); caro: one, and white must take it
+    black = FAKE_FOUR[0] + REAL_FOUR[0] + [(10, 5)]
+    white = FAKE_FOUR[1] + REAL_FOUR[1] + [(14, 14), (12, 14), (10, 14), (8, 14)]
+    board = caro_board(rule, black, white)
+    plan = rootcheck.analyse(board, WHITE, STOP, None)
+    assert plan.reason == "block" and xy(board, plan.move) == REAL_FOUR[2]
+    assert xy(board, search(board, WHITE, depth=4).move) == REAL_FOUR[2]
+    free = caro_board(RULE_FREESTYLE, black, white)
+    assert rootcheck.analyse(free, WHITE, STOP, None).reason == "lost"
+
+
+def test_caro_ignores_a_blocked_five_threat_and_wins():
+    # white to move: black's only "four" is the blocked one; white's open three on column 10
+    # becomes an open four at once. Freestyle: white must block (5, 3) first; caro: white wins.
+    black = FAKE_FOUR[0] + [(7, 7), (3, 12), (12, 2)]
+    white = FAKE_FOUR[1] + [(10, 6), (10, 7), (10, 8)] + [(14, 14)]
+    board = caro_board(RULE_CARO, black, white)
+    assert int(board.cnt[0, C_FIVE]) == 0
+    plan = rootcheck.analyse(board, WHITE, STOP, None)
+    assert plan.proven == 1 and xy(board, plan.move) in ((10, 5), (10, 9), (10, 4), (10, 10))
+    out = search(board, WHITE, depth=5)
+    assert out.score > WIN_BOUND and xy(board, out.move)[0] == 10
+    free = caro_board(RULE_FREESTYLE, black, white)
+    assert xy(free, rootcheck.analyse(free, WHITE, STOP, None).move) == FAKE_FOUR[2]
+
+
+def test_caro_the_edge_does_not_block():
+    # x x x x . o against the left edge: (4, 3) is a real five under caro (the edge is no stone)
+    board = caro_board(RULE_CARO, [(0, 3), (1, 3), (2, 3), (3, 3)], [(5, 3), (14, 14), (12, 14), (10, 14)])
+    plan = rootcheck.analyse(board, BLACK, STOP, None)
+    assert plan.reason == "win" and xy(board, plan.move) == (4, 3)
+
+
+# ---------------------------------------------------------------------------------------------
+# k > 5: the same search on the scanned pattern layer
+
+
+@pytest.mark.parametrize("k", [6, 7, 9])
+def test_big_k_win_block_and_restore(k):
+    row = [(x, 5) for x in range(2, 2 + k - 1)]  # k-1 black stones: (k+1, 5) or (1, 5) wins
+    rows = put(put(blank(17, 17), row, "x"), [(x, 12) for x in range(3, 3 + k - 2)] + [(16, 16)], "o")
+    board, _ = board_from_rows(rows, k=k)
+    before = copy_board(board)
+    out = search(board, BLACK, depth=3)
+    assert xy(board, out.move) in ((1, 5), (k + 1, 5)) and out.score > WIN_BOUND
+    # white to move faces the open k-1: lost; with one end closed it must block the other
+    plan = rootcheck.analyse(board, WHITE, STOP, None)
+    assert plan.reason == "lost" and plan.proven == -1
+    out = search(board, WHITE, depth=4)
+    for a, b, name in zip(before, board, board._fields):  # every search put the board back
+        assert name == "stack" or np.array_equal(a, b), name
+    rows = put(rows, [(1, 5)], "o")
+    board, _ = board_from_rows(rows, k=k)
+    plan = rootcheck.analyse(board, WHITE, STOP, None)
+    assert plan.reason == "block" and xy(board, plan.move) == (k + 1, 5)
+    assert xy(board, search(board, WHITE, depth=3).move) == (k + 1, 5)
+
+
+def test_the_bare_pvs_wins_before_it_blocks():
+    # both sides have a four; black to move: the PVS alone (no root checks, as `minimax` runs by
+    # default) must make its own five, not block white's
+    rows = put(put(blank(), [(3, 3), (4, 3), (5, 3), (6, 3)], "x"), [(2, 3)], "o")
+    rows = put(rows, [(3, 9), (4, 9), (5, 9), (6, 9)], "o")
+    rows = put(rows, [(7, 9)], "x")
+    board, _ = board_from_rows(rows)
+    out = search(board, BLACK, depth=2)
+    assert xy(board, out.move) == (7, 3) and out.score > WIN_BOUND

@@ -21,7 +21,8 @@ from gomocup_bot.core.vcf import vcf as core_vcf
 from gomocup_bot.engine import BLACK, WHITE, Position, SearchLimits, SearchRequest, StopFlag
 from gomocup_bot.engines.full import FullEngine
 from gomocup_bot.engines.minimax import MinimaxEngine
-from gomocup_bot.search import alphabeta as AB
+from gomocup_bot.search import pvs as K
+from gomocup_bot.search import rootcheck
 from gomocup_bot.search.board import (
     board_from_position,
     foul_points,
@@ -32,11 +33,10 @@ from gomocup_bot.search.board import (
     to_xy,
 )
 from gomocup_bot.search.driver import MctsConfig, MctsSearcher
-from gomocup_bot.search.heuristic import make_weights
-from gomocup_bot.search.idsearch import AlphaBetaSearcher
+from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
 from gomocup_bot.search.sudden import root_values, sudden, vcf
-from gomocup_bot.search.tactics import analyse_root
 from protocol.rules import FREESTYLE, RENJU
+from tests.search import threat_solver
 
 SIZE = 15
 # white stones far from everything, to give black the move
@@ -112,6 +112,12 @@ def _sudden(pos, side, d):
     return sudden(cells, near, geo, side, d, np.zeros(1, dtype=np.int32), np.zeros(2, dtype=np.int64))
 
 
+def _pvs(b, side, depth):
+    """The PVS on core board ``b`` to a fixed depth (one thread: deterministic)."""
+    return PvsSearcher(1 << 20, PvsConfig(threads=1)).search(b, side, np.zeros(1, dtype=np.int32), soft_deadline=None,
+                                                             hard_deadline=None, max_depth=depth)
+
+
 def _ask(engine, pos, budget=0.4):
     engine.prepare()
     return engine.search(SearchRequest(pos, SearchLimits.from_budget(budget, budget * 2)), StopFlag())
@@ -167,11 +173,9 @@ def test_a_black_whose_only_block_is_a_foul_is_lost():
     assert q in _core_forbidden(b)
     assert _sudden(pos, BLACK, 2) == -1
     assert _sudden(_position(FOUL_BLOCK, BLACK, FREESTYLE), BLACK, 2) == 0  # freestyle: just block
-    cells, near, geo = board_from_position(pos)
-    plan = analyse_root(cells, near, geo, BLACK, np.zeros(1, dtype=np.int32), None)
-    assert plan.proven == -1 and plan.move != q
-    out = AlphaBetaSearcher(1 << 20).search(cells, near, geo, BLACK, np.zeros(1, dtype=np.int32),
-                                            soft_deadline=None, hard_deadline=None, max_depth=3)
+    plan = rootcheck.analyse(b, BLACK, np.zeros(1, dtype=np.int32), None)
+    assert plan.proven == -1 and plan.move != q and plan.move not in _core_forbidden(b)
+    out = _pvs(b, BLACK, 3)
     assert out.proven == -1 and out.move not in _core_forbidden(b)
 
 
@@ -199,10 +203,9 @@ def test_d_white_wins_by_a_four_whose_only_block_is_a_black_foul():
     assert line[0] == CB.to_pos(b, *FORCING_FOUR) and line[1] == -1
     _replay_vcf_with_core(pos, WHITE, line)
     assert _sudden(pos, WHITE, 3) == 1
-    cells, near, geo = board_from_position(pos)
-    out = AlphaBetaSearcher(1 << 20).search(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32),
-                                            soft_deadline=None, hard_deadline=None, max_depth=3)
-    assert out.proven == 1
+    b = CB.board_from_position(pos)
+    out = _pvs(b, WHITE, 3)
+    assert out.proven == 1 and _xy(b, out.move) == FORCING_FOUR
     # under freestyle black simply blocks: nothing forced
     free = _position(FORCE_FOUL, WHITE, FREESTYLE)
     assert _search_vcf(free, WHITE)[0] == 0 and _sudden(free, WHITE, 3) == 0
@@ -226,12 +229,16 @@ def test_b_a_win_that_ends_on_a_foul_is_no_win_under_renju(name):
         assert CB.to_pos(b, *foul) in _core_forbidden(b)
         assert line[0] == CB.to_pos(b, *foul)  # the freestyle win starts on the foul square
         assert _sudden(free, BLACK, 3) == 1 and _sudden(renju, BLACK, 3) == 0
-    cells, near, geo = board_from_position(renju)
-    plan = analyse_root(cells, near, geo, BLACK, np.zeros(1, dtype=np.int32), None)
-    assert plan.proven != 1
-    out = AlphaBetaSearcher(1 << 20).search(cells, near, geo, BLACK, np.zeros(1, dtype=np.int32),
-                                            soft_deadline=None, hard_deadline=None, max_depth=5)
-    assert out.proven != 1 and out.move not in _core_forbidden(b)
+    # the foul-blind win is gone; the root checks' VCT (and the PVS) may still find a real win by
+    # threes, which the independent plain-Python solver must then confirm from the same first move
+    plan = rootcheck.analyse(b, BLACK, np.zeros(1, dtype=np.int32), None)
+    out = _pvs(b, BLACK, 5)
+    assert plan.move not in _core_forbidden(b) and out.move not in _core_forbidden(b)
+    claimed = {_xy(b, m) for m, proven in ((plan.move, plan.proven), (out.move, out.proven)) if proven == 1}
+    if claimed:
+        flat = [(x, y, BLACK) for x, y in stones["X"]] + [(x, y, WHITE) for x, y in stones["O"]]
+        wins = threat_solver.winning_first_moves(SIZE, RENJU, flat, BLACK, 8, vct=True, node_limit=400_000)
+        assert wins is not None and claimed <= wins, (claimed, wins)
 
 
 def test_b_two_step_double_four_each_finishing_square_is_forbidden_after_the_first_four():
@@ -337,23 +344,23 @@ def test_e_foul_check_matches_the_core_on_random_renju_positions():
 
 @pytest.mark.parametrize("pos", MIDDLEGAMES, ids=[f"game{i}" for i in range(len(MIDDLEGAMES))])
 def test_e_move_generators_leave_out_exactly_the_fouls(pos):
-    """Alpha-beta's move list (full and cut to the node width) and the root minimax's move list,
-    along a random line: black's lists hold every legal candidate and no foul."""
+    """The PVS's root list (on the core board) and the root minimax's move list, along a random
+    line: black's lists hold every legal candidate and no foul."""
     cells, near, geo = board_from_position(pos)
     b = CB.board_from_position(pos)
-    att, dfn, _ = make_weights(5)
+    work = K.new_work(b, K.new_tt(1 << 14), K.default_params(), np.zeros(1, dtype=np.int32))
     rng = random.Random(len(pos.stones))
     side = pos.to_move
     size = cells.shape[0]
     moves = np.zeros(size, dtype=np.int64)
-    scores = np.zeros(size, dtype=np.float64)
+    buf = np.zeros(size, dtype=np.int32)
     for _ply in range(8):
         forb = _core_forbidden(b) if side == BLACK else set()
         cands = {int(p) for p in np.nonzero((cells == 0) & (near > 0))[0]}
-        n = AB.ordered_moves(cells, near, geo, side, att, dfn, moves, scores, 0)
-        assert set(int(m) for m in moves[:n]) == cands - forb
-        n = AB.ordered_moves(cells, near, geo, side, att, dfn, moves, scores, 14)
-        assert n == min(14, len(cands - forb)) and not set(int(m) for m in moves[:n]) & forb
+        listed = {int(q) for q in buf[:K.root_candidates(b, side, work, buf)]}
+        assert not listed & forb
+        if not b.cnt[2 - side, K.C_FLEX4] and not b.cnt[2 - side, K.C_FIVE]:  # no forced replies: every move
+            assert listed == cands - forb
         vals = np.zeros(size, dtype=np.int64)
         m = root_values(cells, near, geo, side, 2, moves, vals, np.zeros(1, dtype=np.int32),
                         np.zeros(2, dtype=np.int64))
@@ -369,12 +376,11 @@ def test_e_move_generators_leave_out_exactly_the_fouls(pos):
 
 
 @pytest.mark.parametrize("pos", MIDDLEGAMES[:4], ids=[f"game{i}" for i in range(4)])
-def test_e_alpha_beta_never_plays_a_foul_in_its_line(pos):
-    cells, near, geo = board_from_position(pos)
+def test_e_pvs_never_plays_a_foul_in_its_line(pos):
     b = CB.board_from_position(pos)
     forb = _core_forbidden(b)
-    out = AlphaBetaSearcher(1 << 20).search(cells, near, geo, BLACK, np.zeros(1, dtype=np.int32),
-                                            soft_deadline=None, hard_deadline=None, max_depth=5)
+    out = _pvs(b, BLACK, 5)
+    b = CB.board_from_position(pos)
     assert out.move not in forb
     assert not set(out.ranked) & forb
     # the principal variation, replayed: no black move in it is a foul at its turn
