@@ -105,3 +105,64 @@ def run(scale: float = 1.0) -> dict[str, float]:
         res[f"{key}_nodes_per_s"] = nodes / sum(times) if sum(times) > 0 else 0.0
     res["search_checksum"] = checksum
     return res
+
+
+MCTS_ITERATIONS = 4000  # per position and run at scale 1
+MCTS_RUNS = 3
+
+
+def mcts_positions():
+    """The twelve midgames plus the empty board, as `engine.Position`s (black to move on the empty one)."""
+    from gomocup_bot.engine import Position
+    from protocol.rules import FREESTYLE
+
+    out = [Position(15, 15, FREESTYLE, (), 1, 5)]
+    for line in MIDGAMES:
+        moves = [tuple(int(v) for v in m.split(",")) for m in line.split()]
+        stones = tuple((x, y, 1 + i % 2) for i, (x, y) in enumerate(moves))
+        out.append(Position(15, 15, FREESTYLE, stones, 1 + len(moves) % 2, 5))
+    return out
+
+
+def _mcts_board(position):
+    """The board the MCTS driver searches on (the one place that changes when its board does)."""
+    from gomocup_bot.search.board import board_from_position
+
+    return board_from_position(position)
+
+
+def run_mcts(scale: float = 1.0) -> dict[str, float]:
+    """MCTS iterations per second of CPU on one thread, per configuration: the improved MCTS
+    (heavy playouts) and the papers' plain UCT, each on the 13 positions with a fixed iteration
+    budget, `MCTS_RUNS` times; min and median over the runs of the all-position rate. The minimax
+    trigger is off: it is a one-off cost per move, not part of an iteration."""
+    from gomocup_bot.search.driver import MctsConfig, MctsSearcher
+
+    res: dict[str, float] = {}
+    positions = mcts_positions()
+    budget = max(64, int(MCTS_ITERATIONS * scale))
+    stop = np.zeros(1, dtype=np.int32)
+    configs = (("mcts", MctsConfig(trigger="none", seed=3)),
+               ("mcts_plain", MctsConfig.baseline(seed=3)))
+    for name, cfg in configs:
+        rates = []
+        checksum = 0
+        for _ in range(MCTS_RUNS):
+            iters = 0
+            cpu = 0.0
+            for pos in positions:
+                searcher = MctsSearcher(cfg, 1 << 20)
+                board = _mcts_board(pos)
+                searcher.run(*board, pos.to_move, stop, max_iterations=64)  # load the kernels
+                searcher.forget()
+                t = time.thread_time()
+                out = searcher.run(*board, pos.to_move, stop, max_iterations=budget)
+                cpu += time.thread_time() - t
+                iters += out.iterations
+                checksum += out.iterations + 7 * out.move
+            rates.append(iters / cpu if cpu > 0 else 0.0)
+        res[f"{name}_positions"] = len(positions)
+        res[f"{name}_iter_per_s_min"] = min(rates)
+        res[f"{name}_iter_per_s_median"] = statistics.median(rates)
+        res[f"{name}_checksum"] = checksum
+    return res
