@@ -17,7 +17,7 @@ import numpy as np
 from gomocup_bot.search.board import first_five_point, five_points, is_legal_for, makes_four, place, remove
 from gomocup_bot.search.clock import Watchdog
 from gomocup_bot.search.heuristic import make_weights, move_score
-from gomocup_bot.search.sudden import UNKNOWN, root_values, vcf
+from gomocup_bot.search.sudden_old import UNKNOWN, root_values, vcf
 
 
 @dataclass
