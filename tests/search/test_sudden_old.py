@@ -8,7 +8,7 @@ from gomocup_bot.engine import BLACK, WHITE
 from gomocup_bot.search.board import board_from_position, to_xy
 from gomocup_bot.search.sudden_old import sudden, vcf
 from tests.search import positions as P
-from tests.search.test_sudden import _ref_wins
+from tests.search.test_sudden import _ref_wins, _stop
 
 
 def test_vcf_found_for_attacker_and_not_before_it_exists():
