@@ -6,7 +6,9 @@ alpha-beta by default (it measured stronger, see `DEFAULT_BACKEND`), or with ``b
 the improved MCTS with the triggered minimax.
 
 Options: ``backend`` (mcts | ab), ``trigger`` (none | brute | triggered | h1 | h2), ``k``,
-``playout`` (heavy | depth | light | random), ``final`` (robust | max | max-robust), ``level``,
+``playout`` (heavy | depth | light | random), ``leaf`` (MCTS: playout | eval -- the class-count
+evaluation instead of playouts, table boards), ``prior`` (MCTS: score | class -- priors from the
+threat classes), ``final`` (robust | max | max-robust), ``level``,
 ``threads`` (1 | 2: the second core searches too -- alpha-beta with a lazy-SMP helper thread,
 MCTS with a second tree (``parallel=root``) or on one shared tree (``parallel=tree``); defaults
 below), ``reuse`` (MCTS: keep the tree from one move to the next).
@@ -63,6 +65,8 @@ class FullEngine(SearchEngineBase):
                 trigger=trigger if trigger in TRIGGERS else "triggered",
                 k=self.option("k", 4, int),
                 playout=self.option("playout", "heavy", str),
+                leaf=self.option("leaf", "playout", str),
+                prior=self.option("prior", "score", str),
                 final=final if final in FINAL_POLICIES else "robust",
                 seed=self.option("seed", 1, int),
                 reuse=self.option("reuse", DEFAULT_REUSE, bool),
@@ -77,7 +81,7 @@ class FullEngine(SearchEngineBase):
     def prepare(self) -> None:
         # the one-board path needs only the PVS and its threat search (caro and k > 5 load the
         # window alpha-beta and the old root checks when such a game comes)
-        self.warm_parts = ("pvs",) if self.backend == "ab" else ("tactics", "mcts")
+        self.warm_parts = ("pvs",) if self.backend == "ab" else ("pvs", "mcts")
         if self.backend == "mcts" and self.threads > 1 and self.mcts_config.parallel == "tree":
             self.warm_parts += ("mcts-shared",)
         super().prepare()
@@ -122,7 +126,7 @@ class FullEngine(SearchEngineBase):
         budget = deadlines(request, self.level.time_share)
         allowed = None
         lost: list[int] = []
-        if self.backend == "ab" and pvs_supported(request.position):
+        if pvs_supported(request.position):
             return self._search_pvs(request, stop, view, budget)
         if self.tactics:
             from gomocup_bot.search.tactics import analyse_root
@@ -150,7 +154,8 @@ class FullEngine(SearchEngineBase):
         return pad_alternatives(result, view, lost, request.nbest)
 
     def _search_pvs(self, request, stop, view, budget) -> SearchResult:
-        """The one-board pipeline: the threat checks (`search.rootcheck`), then the PVS."""
+        """The one-board pipeline: the threat checks (`search.rootcheck`), then the PVS (or, with
+        ``backend=mcts``, the MCTS over the moves the checks left)."""
         from gomocup_bot.core.board import board_from_position
         from gomocup_bot.search import rootcheck
 
@@ -173,6 +178,11 @@ class FullEngine(SearchEngineBase):
             if plan.allowed is not None:
                 allowed = [p for p in plan.allowed if p not in view.excluded] or None
         self._searchers(request)
+        if self.backend == "mcts":
+            result = self._search_mcts(request, stop, view, budget, allowed, board)
+            if request.nbest > len(result.alternatives):
+                result = pad_alternatives(result, view, root_moves(board, view.side), request.nbest)
+            return result
         threads = min(self.threads, free_cores()) if self.threads > 1 else 1
         self._pvs.config.threads = threads
         result = pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs", board=board)
@@ -180,9 +190,12 @@ class FullEngine(SearchEngineBase):
             result = pad_alternatives(result, view, root_moves(board, view.side), request.nbest)
         return result
 
-    def _search_mcts(self, request, stop, view, budget, allowed) -> SearchResult:
+    def _search_mcts(self, request, stop, view, budget, allowed, board=None) -> SearchResult:
+        from gomocup_bot.core.board import board_from_position
         from gomocup_bot.search.policy import child_mean, choose_final, ranked_children
 
+        if board is None:
+            board = board_from_position(request.position)
         searcher = self._mcts
         last = {"best": -1, "t": 0.0}
 
@@ -200,7 +213,7 @@ class FullEngine(SearchEngineBase):
 
         cap = request.limits.max_nodes or self.level.max_iterations
         t0 = time.monotonic()
-        out = searcher.run(view.cells, view.near, view.geo, view.side, stop.array,
+        out = searcher.run(board, view.side, stop.array,
                            soft_deadline=budget.soft, hard_deadline=budget.hard, max_iterations=cap,
                            allowed=allowed, excluded=sorted(view.excluded),
                            on_progress=on_progress if request.report else None)

@@ -126,7 +126,7 @@ def mcts_positions():
 
 def _mcts_board(position):
     """The board the MCTS driver searches on (the one place that changes when its board does)."""
-    from gomocup_bot.search.board import board_from_position
+    from gomocup_bot.core.board import board_from_position
 
     return board_from_position(position)
 
@@ -153,10 +153,10 @@ def run_mcts(scale: float = 1.0) -> dict[str, float]:
             for pos in positions:
                 searcher = MctsSearcher(cfg, 1 << 20)
                 board = _mcts_board(pos)
-                searcher.run(*board, pos.to_move, stop, max_iterations=64)  # load the kernels
+                searcher.run(board, pos.to_move, stop, max_iterations=64)  # load the kernels
                 searcher.forget()
                 t = time.thread_time()
-                out = searcher.run(*board, pos.to_move, stop, max_iterations=budget)
+                out = searcher.run(board, pos.to_move, stop, max_iterations=budget)
                 cpu += time.thread_time() - t
                 iters += out.iterations
                 checksum += out.iterations + 7 * out.move
