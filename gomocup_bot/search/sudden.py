@@ -50,7 +50,7 @@ from gomocup_bot.core.threats import wins_at as table_wins_at
 UNKNOWN = 2  # returned when the node budget or the stop flag cut the search short
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, forceinline=True)
 def wins_now(b, p, c):
     """Does c win by playing empty p? The pattern table on table boards, the cells for k > 5
     (whose pattern codes are only refreshed by a whole-board sync)."""
