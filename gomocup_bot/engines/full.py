@@ -6,9 +6,10 @@ alpha-beta by default (it measured stronger, see `DEFAULT_BACKEND`), or with ``b
 the improved MCTS with the triggered minimax.
 
 Options: ``backend`` (mcts | ab), ``trigger`` (none | brute | triggered | h1 | h2), ``k``,
-``playout`` (heavy | depth | light | random), ``leaf`` (MCTS: playout | eval -- the class-count
-evaluation instead of playouts, table boards), ``prior`` (MCTS: score | class -- priors from the
-threat classes), ``final`` (robust | max | max-robust), ``level``,
+``playout`` (heavy | depth | light | random), ``leaf`` (MCTS: playout | eval | quiesce -- the
+class-count evaluation, or the PVS's quiescence search, instead of playouts; table boards but
+caro), ``prior`` (MCTS: score | class -- priors from the threat classes), ``final`` (robust | max |
+max-robust), ``level``,
 ``threads`` (1 | 2: the second core searches too -- alpha-beta with a lazy-SMP helper thread,
 MCTS with a second tree (``parallel=root``) or on one shared tree (``parallel=tree``); defaults
 below), ``reuse`` (MCTS: keep the tree from one move to the next).

@@ -53,7 +53,7 @@ log = logging.getLogger(__name__)
 TRIGGERS = ("none", "brute", "triggered", "h1", "h2")
 PLAYOUTS = {"random": K.PLAYOUT_RANDOM, "light": K.PLAYOUT_LIGHT, "heavy": K.PLAYOUT_HEAVY,
             "depth": K.PLAYOUT_DEPTH}
-LEAVES = {"playout": K.LEAF_PLAYOUT, "eval": K.LEAF_EVAL}
+LEAVES = {"playout": K.LEAF_PLAYOUT, "eval": K.LEAF_EVAL, "quiesce": K.LEAF_QUIESCE}
 PRIORS = {"score": K.PRIOR_SCORE, "class": K.PRIOR_CLASS}
 
 
@@ -72,7 +72,9 @@ class MctsConfig:
     greedy: float = 0.7
     sample: int = 6
     attack_lambda: float = 1.0  # depth playouts' Dong & Zhang evaluation: weight of the opponent's runs
-    leaf: str = "playout"  # "eval": the class-count evaluation instead of a playout (table boards)
+    leaf: str = "playout"  # "eval": the class-count evaluation instead of a playout, "quiesce": the
+    # PVS's quiescence search (table boards)
+    quiesce_fours: int = 2  # leaf=quiesce: fours the quiescence may play in a row
     prior: str = "score"  # "class": priors from the pattern layer's threat classes (table boards)
     eval_scale: float = 500.0  # leaf=eval: value = tanh(evaluation / eval_scale)
     prior_sharpness: float = 0.35
@@ -224,6 +226,7 @@ class MctsSearcher:
         ip[K.I_SAMPLE] = cfg.sample
         ip[K.I_LEAF] = LEAVES.get(cfg.leaf, K.LEAF_PLAYOUT)
         ip[K.I_PRIOR] = PRIORS.get(cfg.prior, K.PRIOR_SCORE)
+        ip[K.I_QDEPTH] = cfg.quiesce_fours
         if board is not None and not layer_serves(board):
             ip[K.I_LEAF] = K.LEAF_PLAYOUT
             ip[K.I_PRIOR] = K.PRIOR_SCORE
@@ -239,10 +242,10 @@ class MctsSearcher:
         fp[K.F_PRIOR_SCALE] = cfg.prior_sharpness
         return ip, fp
 
-    def evaluator(self, board) -> pvs.Work:
-        """The PVS work record whose evaluation weights the eval leaves read (read-only, so the
-        threads share it); one per board size and rule."""
-        key = (int(board.cells.shape[0]), int(board.meta[M_RULE]))
+    def evaluator(self, board, thread: int = 0) -> pvs.Work:
+        """The PVS work record of one thread for its leaves (the evaluation weights; the quiescence
+        search's move lists and counters too, hence one per thread); one per board size and rule."""
+        key = (int(board.cells.shape[0]), int(board.meta[M_RULE]), thread)
         if key not in self._ev:
             self._ev[key] = pvs.new_work(board, pvs.new_tt(1 << 14), pvs.default_params(), np.zeros(1, dtype=np.int32))
         return self._ev[key]
@@ -261,15 +264,16 @@ class MctsSearcher:
         for w in self.workers:
             w.stats[:] = 0
         ip, fp = self.params(board)
-        ev = self.evaluator(board)
+        evs = [self.evaluator(board, i) for i in range(len(workers))]
+        ev = evs[0]
         allowed_arr = np.zeros(0, dtype=np.int64) if allowed is None else np.asarray(allowed, dtype=np.int64)
         out = MctsOutcome(child=-1, iterations=0, threads=len(workers))
         boards = [board] + [copy_board(board) for _ in workers[1:]]
-        for w, b_ in zip(self._owners(), boards):
+        for w, b_, ev_ in zip(self._owners(), boards, evs):
             out.reused += self._take_root(w, board, side, allowed)
             w.start_visits = int(w.tree.visits[0])
             # expand the root once so exclusions and proofs can be written onto its children
-            K.run_iterations(b_, side, 1, *w.tree.arrays(), ip, fp, ev, w.rng, allowed_arr, stop, w.stats)
+            K.run_iterations(b_, side, 1, *w.tree.arrays(), ip, fp, ev_, w.rng, allowed_arr, stop, w.stats)
             self._exclude(w.tree, excluded, allowed)
         shared = self.shared and len(workers) > 1
         if shared:
@@ -278,8 +282,8 @@ class MctsSearcher:
 
         halt = np.zeros(1, dtype=np.int32)
         helpers = [threading.Thread(target=self._helper, name="mcts-helper", daemon=True,
-                                    args=(w, b, side, ip, fp, ev, allowed_arr, halt, shared))
-                   for w, b in zip(workers[1:], boards[1:])]
+                                    args=(w, b, side, ip, fp, e, allowed_arr, halt, shared))
+                   for w, b, e in zip(workers[1:], boards[1:], evs[1:])]
         for h in helpers:
             h.start()
         try:

@@ -37,15 +37,17 @@ from gomocup_bot.core.rng import rand_below, rand_unit
 from gomocup_bot.core.rules import is_legal, line_wins
 from gomocup_bot.core.threats import win_points_through
 from gomocup_bot.search.pvs import evaluate as pvs_evaluate
-from gomocup_bot.search.pvs import find_class
+from gomocup_bot.search.pvs import INF, WIN, WIN_BOUND, find_class
+from gomocup_bot.search.pvs import quiesce as pvs_quiesce
 from gomocup_bot.search.sudden import fouls_apply, win_squares, wins_now
 
 # integer parameters
-I_MODE, I_PLAYOUT, I_PDEPTH, I_TRIGGER_K, I_SAMPLE, I_LEAF, I_PRIOR = 0, 1, 2, 3, 4, 5, 6
+I_MODE, I_PLAYOUT, I_PDEPTH, I_TRIGGER_K, I_SAMPLE, I_LEAF, I_PRIOR, I_QDEPTH = 0, 1, 2, 3, 4, 5, 6, 7
 I_LEN = 8
 MODE_PLAIN, MODE_IMPROVED = 0, 1
 PLAYOUT_RANDOM, PLAYOUT_LIGHT, PLAYOUT_HEAVY, PLAYOUT_DEPTH = 0, 1, 2, 3
-LEAF_PLAYOUT, LEAF_EVAL = 0, 1  # a new leaf's value: a playout, or the class-count evaluation
+LEAF_PLAYOUT, LEAF_EVAL, LEAF_QUIESCE = 0, 1, 2  # a new leaf's value: a playout, the class-count
+# evaluation, or the PVS's quiescence search (the evaluation after the forced fours)
 PRIOR_SCORE, PRIOR_CLASS = 0, 1  # priors from the line-score `move_score`, or from the threat classes
 # float parameters
 F_C, F_PRIOR_W, F_PW_BASE, F_PW_A, F_PW_B, F_GREEDY, F_LAMBDA, F_PRIOR_SCALE, F_EVAL_SCALE = 0, 1, 2, 3, 4, 5, 6, 7, 8
@@ -497,9 +499,22 @@ def leaf_value(b, side, ip, fp, ev, rng, scratch):
     ``LEAF_EVAL`` (table boards): the pattern layer decides what is certain -- a five square of the
     side wins, two of the opponent lose -- and otherwise the PVS's class-count evaluation, squashed
     to (-1, 1) (``tanh(v / F_EVAL_SCALE)``; the weights were fitted at 250 units a logit, so 500
-    makes the value 2·P(win) − 1). ``LEAF_PLAYOUT``: `playout`.
+    makes the value 2·P(win) − 1). ``LEAF_QUIESCE`` (table boards): the PVS's quiescence search from
+    the leaf (forced blocks, open fours and four-threes as wins, up to ``I_QDEPTH`` fours played),
+    its mate scores as certain results, the rest squashed the same way; ``ev`` must then be the
+    thread's own work record. ``LEAF_PLAYOUT``: `playout`.
     """
-    if ip[I_LEAF] == LEAF_EVAL:
+    leaf = ip[I_LEAF]
+    if leaf == LEAF_QUIESCE:
+        n = b.meta[M_NMOVES]
+        last = np.int64(b.stack[n - 1]) if n > 0 else np.int64(0)
+        v = pvs_quiesce(b, np.int64(side), np.int64(-INF), np.int64(INF), np.int64(0), np.int64(ip[I_QDEPTH]), last, ev)
+        if v >= WIN_BOUND:
+            return 1.0, WIN - v, True
+        if v <= -WIN_BOUND:
+            return -1.0, WIN + v, True
+        return math.tanh(v / fp[F_EVAL_SCALE]), 0, False
+    if leaf == LEAF_EVAL:
         me = side - 1
         if b.cnt[me, C_FIVE] > 0:
             return 1.0, 1, True

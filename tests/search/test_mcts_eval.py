@@ -38,13 +38,14 @@ def test_state_sees_a_stone_left_behind():
     assert not _same(_state(b), before)
 
 
-def test_eval_leaves_and_class_priors_only_where_the_layer_serves():
-    searcher = MctsSearcher(MctsConfig(leaf="eval", prior="class"), 1024)
+@pytest.mark.parametrize("leaf, code", [("eval", K.LEAF_EVAL), ("quiesce", K.LEAF_QUIESCE)])
+def test_eval_leaves_and_class_priors_only_where_the_layer_serves(leaf, code):
+    searcher = MctsSearcher(MctsConfig(leaf=leaf, prior="class"), 1024)
     free, _ = board_from_rows(["." * 9] * 9, 5, RULE_FREESTYLE)
     caro, _ = board_from_rows(["." * 9] * 9, 5, RULE_CARO)
     six, _ = board_from_rows(["." * 9] * 9, 6, RULE_FREESTYLE)
     ip, _ = searcher.params(free)
-    assert ip[K.I_LEAF] == K.LEAF_EVAL and ip[K.I_PRIOR] == K.PRIOR_CLASS
+    assert ip[K.I_LEAF] == code and ip[K.I_PRIOR] == K.PRIOR_CLASS
     for b in (caro, six):
         ip, _ = searcher.params(b)
         assert ip[K.I_LEAF] == K.LEAF_PLAYOUT and ip[K.I_PRIOR] == K.PRIOR_SCORE
@@ -69,6 +70,22 @@ def test_leaf_value_is_certain_for_fives_and_the_squashed_evaluation_otherwise()
     assert -1.0 < v < 1.0
 
 
+def test_quiesce_leaves_see_the_forced_win_a_static_evaluation_misses():
+    searcher = MctsSearcher(MctsConfig(leaf="quiesce"), 1024)
+    rng = new_rng(1)
+    # black to move makes a four-three at c (x=4, y=4): the quiescence scores it as a win in a few plies
+    b, _ = board_from_rows(["...........", "....x......", "....x......", "....x......", "..xx.......",
+                            "...........", ".o.o.o.o...", "o.........."])
+    ip, fp = searcher.params(b)
+    ev = searcher.evaluator(b)
+    v, plies, terminal = K.leaf_value(b, BLACK, ip, fp, ev, rng, K.new_scratch(b))
+    assert (v, terminal) == (1.0, True) and 1 <= plies <= 5
+    # a quiet position: the quiescence is the evaluation there (no four to play)
+    b, _ = board_from_rows([".........", "...x.....", "...ox....", ".....o...", "........."])
+    v, plies, terminal = K.leaf_value(b, BLACK, ip, fp, searcher.evaluator(b), rng, K.new_scratch(b))
+    assert not terminal and v == pytest.approx(math.tanh(pvs.evaluate(b, BLACK, searcher.evaluator(b)) / 500.0))
+
+
 @pytest.mark.parametrize("kind", [K.PLAYOUT_RANDOM, K.PLAYOUT_LIGHT, K.PLAYOUT_HEAVY, K.PLAYOUT_DEPTH])
 @pytest.mark.parametrize("k, rule", [(5, RULE_FREESTYLE), (5, RULE_CARO), (4, RULE_FREESTYLE), (6, RULE_FREESTYLE)])
 def test_every_playout_leaves_the_board_exactly_as_it_found_it(kind, k, rule):
@@ -90,9 +107,10 @@ def test_every_playout_leaves_the_board_exactly_as_it_found_it(kind, k, rule):
         assert True in ends  # these boards fill up or somebody wins: playouts do end in a result
 
 
-def test_eval_mcts_finds_the_open_three_defence_and_a_vcf():
+@pytest.mark.parametrize("leaf", ["eval", "quiesce"])
+def test_eval_mcts_finds_the_open_three_defence_and_a_vcf(leaf):
     pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
-    searcher = MctsSearcher(MctsConfig(leaf="eval", prior="class"), 1 << 18)
+    searcher = MctsSearcher(MctsConfig(leaf=leaf, prior="class"), 1 << 18)
     out = searcher.run(board_from_position(pos), WHITE, np.zeros(1, dtype=np.int32), max_iterations=3000)
     b = board_from_position(pos)
     dx, dy = P.shift(P.OPEN_THREE)
@@ -100,13 +118,14 @@ def test_eval_mcts_finds_the_open_three_defence_and_a_vcf():
     assert (int(out.move % b.meta[5] - b.meta[4]), int(out.move // b.meta[5] - b.meta[4])) in answers
     pos = P.from_stones(P.VCF_STONES, BLACK)
     b = board_from_position(pos)
-    out = MctsSearcher(MctsConfig(leaf="eval", prior="class"), 1 << 18).run(
+    out = MctsSearcher(MctsConfig(leaf=leaf, prior="class"), 1 << 18).run(
         b, BLACK, np.zeros(1, dtype=np.int32), max_iterations=20000)
     assert out.proven_root == 1
     assert (int(out.move % b.meta[5] - b.meta[4]), int(out.move // b.meta[5] - b.meta[4])) in P.VCF_FIRST_MOVES
 
 
-def test_eval_mcts_under_renju_never_lists_a_black_foul():
+@pytest.mark.parametrize("leaf", ["eval", "quiesce"])
+def test_eval_mcts_under_renju_never_lists_a_black_foul(leaf):
     from gomocup_bot.core.rules import forbidden_points
 
     # black to move; the centre square would make a double three
@@ -117,7 +136,7 @@ def test_eval_mcts_under_renju_never_lists_a_black_foul():
     out = np.zeros(225, dtype=np.int32)
     forb = {int(q) for q in out[:forbidden_points(b, out)]}
     assert forb, "the test needs a forbidden square"
-    searcher = MctsSearcher(MctsConfig(leaf="eval", prior="class"), 1 << 18)
+    searcher = MctsSearcher(MctsConfig(leaf=leaf, prior="class"), 1 << 18)
     res = searcher.run(b, BLACK, np.zeros(1, dtype=np.int32), max_iterations=2000)
     tree = searcher.tree
     kids = {int(tree.move[i]) for i in range(int(tree.first[0]), int(tree.first[0]) + int(tree.nch[0]))}
