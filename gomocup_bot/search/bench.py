@@ -134,7 +134,7 @@ def _mcts_board(position):
 def run_mcts(scale: float = 1.0) -> dict[str, float]:
     """MCTS iterations per second of CPU on one thread, per configuration: the improved MCTS
     (heavy playouts), the papers' plain UCT and the improved MCTS with class priors and
-    evaluation leaves (no playouts), each on the 13 positions with a fixed iteration
+    evaluation or quiescence leaves (no playouts), each on the 13 positions with a fixed iteration
     budget, `MCTS_RUNS` times; min and median over the runs of the all-position rate. The minimax
     trigger is off: it is a one-off cost per move, not part of an iteration."""
     from gomocup_bot.search.driver import MctsConfig, MctsSearcher
@@ -145,7 +145,8 @@ def run_mcts(scale: float = 1.0) -> dict[str, float]:
     stop = np.zeros(1, dtype=np.int32)
     configs = (("mcts", MctsConfig(trigger="none", seed=3)),
                ("mcts_plain", MctsConfig.baseline(seed=3)),
-               ("mcts_eval", MctsConfig(trigger="none", seed=3, leaf="eval", prior="class")))
+               ("mcts_eval", MctsConfig(trigger="none", seed=3, leaf="eval", prior="class")),
+               ("mcts_quiesce", MctsConfig(trigger="none", seed=3, leaf="quiesce", prior="class")))
     for name, cfg in configs:
         rates = []
         checksum = 0
