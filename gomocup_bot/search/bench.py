@@ -111,24 +111,11 @@ MCTS_ITERATIONS = 4000  # per position and run at scale 1
 MCTS_RUNS = 3
 
 
-def mcts_positions():
-    """The twelve midgames plus the empty board, as `engine.Position`s (black to move on the empty one)."""
-    from gomocup_bot.engine import Position
-    from protocol.rules import FREESTYLE
+def mcts_boards():
+    """(core board, side to move) for the empty 15x15 board (black to move) and the twelve midgames."""
+    from gomocup_bot.core.board import new_board
 
-    out = [Position(15, 15, FREESTYLE, (), 1, 5)]
-    for line in MIDGAMES:
-        moves = [tuple(int(v) for v in m.split(",")) for m in line.split()]
-        stones = tuple((x, y, 1 + i % 2) for i, (x, y) in enumerate(moves))
-        out.append(Position(15, 15, FREESTYLE, stones, 1 + len(moves) % 2, 5))
-    return out
-
-
-def _mcts_board(position):
-    """The board the MCTS driver searches on (the one place that changes when its board does)."""
-    from gomocup_bot.core.board import board_from_position
-
-    return board_from_position(position)
+    return [(new_board(15, 15), 1)] + midgame_boards()
 
 
 def run_mcts(scale: float = 1.0) -> dict[str, float]:
@@ -140,7 +127,7 @@ def run_mcts(scale: float = 1.0) -> dict[str, float]:
     from gomocup_bot.search.driver import MctsConfig, MctsSearcher
 
     res: dict[str, float] = {}
-    positions = mcts_positions()
+    positions = mcts_boards()
     budget = max(64, int(MCTS_ITERATIONS * scale))
     stop = np.zeros(1, dtype=np.int32)
     configs = (("mcts", MctsConfig(trigger="none", seed=3)),
@@ -153,13 +140,12 @@ def run_mcts(scale: float = 1.0) -> dict[str, float]:
         for _ in range(MCTS_RUNS):
             iters = 0
             cpu = 0.0
-            for pos in positions:
+            for board, side in positions:
                 searcher = MctsSearcher(cfg, 1 << 20)
-                board = _mcts_board(pos)
-                searcher.run(board, pos.to_move, stop, max_iterations=64)  # load the kernels
+                searcher.run(board, side, stop, max_iterations=64)  # load the kernels
                 searcher.forget()
                 t = time.thread_time()
-                out = searcher.run(board, pos.to_move, stop, max_iterations=budget)
+                out = searcher.run(board, side, stop, max_iterations=budget)
                 cpu += time.thread_time() - t
                 iters += out.iterations
                 checksum += out.iterations + 7 * out.move
