@@ -1,5 +1,8 @@
 """The anytime MCTS driver: runs kernel chunks against the clock and applies Li's minimax rules.
 
+Searches a core board (`core/board.py`), which it leaves as it found it; a helper thread searches
+a `copy_board` copy.
+
 The numba kernel cannot read the clock, so the driver calls it in chunks sized to a few
 milliseconds and checks the deadlines in between; the stop flag is polled by the kernel on
 every iteration, so YXSTOP/END cut in within one iteration.

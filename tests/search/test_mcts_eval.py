@@ -14,7 +14,7 @@ from gomocup_bot.engine import BLACK, WHITE, Position
 from gomocup_bot.search import mcts as K
 from gomocup_bot.search import pvs
 from gomocup_bot.search.driver import MctsConfig, MctsSearcher
-from protocol.rules import FREESTYLE, RENJU
+from protocol.rules import RENJU
 from tests.search import positions as P
 
 

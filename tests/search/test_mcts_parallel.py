@@ -82,7 +82,6 @@ def test_both_threads_search_and_the_totals_add_up():
 def test_an_iteration_cap_searches_with_one_thread():
     pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
     b = board_from_position(pos)
-    cells = b.cells
     searcher = MctsSearcher(MctsConfig(threads=2), 1 << 20)
     out = searcher.run(b, WHITE, np.zeros(1, dtype=np.int32), max_iterations=300)
     assert out.threads == 1 and 0 < out.iterations <= 300  # the adaptive stop may end it sooner
@@ -231,7 +230,6 @@ def test_shared_tree_search_keeps_the_tree_consistent():
 def test_shared_tree_reroot_keeps_the_subtree():
     pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
     b = board_from_position(pos)
-    cells = b.cells
     searcher = MctsSearcher(MctsConfig(threads=2, parallel="tree", reuse=True), 1 << 20)
     out = searcher.run(b, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.6)
     tree = searcher.tree
@@ -251,7 +249,6 @@ def test_compact_any_equals_the_subtree_in_breadth_first_order():
 
     pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
     b = board_from_position(pos)
-    cells = b.cells
     searcher = MctsSearcher(MctsConfig(threads=2, parallel="tree"), 1 << 20)
     out = searcher.run(b, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.6)
     tree = searcher.tree
