@@ -35,7 +35,6 @@ from gomocup_bot.core.patterns import evaluate, move_score, sync_patterns
 from gomocup_bot.core.playouts import light_playout, light_work_size
 from gomocup_bot.core.rng import rand_below, rand_unit
 from gomocup_bot.core.rules import is_legal, line_wins
-from gomocup_bot.core.threats import win_points_through
 from gomocup_bot.search.pvs import evaluate as pvs_evaluate
 from gomocup_bot.search.pvs import INF, WIN, WIN_BOUND, find_class
 from gomocup_bot.search.pvs import quiesce as pvs_quiesce
@@ -327,12 +326,12 @@ def _update_proof(node, first, nch, proven, flags):
 @njit(cache=True, nogil=True)
 def new_scratch(b):
     """The per-thread work buffers of one kernel call: (int32 square list, int64 empties list and
-    its index, int32 pending five squares of both colours, the light playout's line words)."""
+    its index, the light playout's line words)."""
     w = b.meta[M_WIDTH]
     h = b.meta[M_HEIGHT]
     size = b.cells.shape[0]
     return (np.empty(w * h + 1, dtype=np.int32), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
-            np.empty((2, w * h + 1), dtype=np.int32), np.empty(light_work_size(w, h), dtype=np.uint64))
+            np.empty(light_work_size(w, h), dtype=np.uint64))
 
 
 @njit(cache=True, nogil=True)
@@ -384,16 +383,17 @@ def playout(b, c, ip, fp, rng, scratch):
     ``I_SAMPLE`` sampled squares near a stone > a random square near a stone. On table boards the
     five squares come from the pattern layer's class counts and the samples are scored by their
     classes (`class_score`: array reads only -- every call that takes the board costs reference
-    counting on its 16 arrays, which made the first port's playouts 1.5 µs a ply); for k > 5 the
-    five squares are kept in lists along the lines of each move and scored by `move_score`;
+    counting on its 16 arrays, which made the first port's playouts 1.5 µs a ply). Boards with
+    k > 5 keep no layer (their codes cost a whole-board sync): every kind plays light there;
     depth playouts stop after ``I_PDEPTH`` plies and score the position with the core's bounded
     Dong & Zhang evaluation. Every stone is taken back before returning.
     """
     kind = ip[I_PLAYOUT]
-    buf, empt, where, pending, work = scratch
+    buf, empt, where, work = scratch
     if kind == PLAYOUT_RANDOM:
         return random_playout(b, c, rng, empt)
-    if kind == PLAYOUT_LIGHT:
+    if kind == PLAYOUT_LIGHT or not b.meta[M_TABLE]:
+        # k > 5 keeps no pattern layer (its codes cost a whole-board sync): light playouts there
         winner, plies = light_playout(b, c, rng, work, buf)
         if winner == 0:
             return 0.0, plies, False
@@ -403,7 +403,6 @@ def playout(b, c, ip, fp, rng, scratch):
     depth_cap = cells.shape[0] if kind != PLAYOUT_DEPTH else ip[I_PDEPTH]
     sample = ip[I_SAMPLE]
     greedy = fp[F_GREEDY]
-    table = b.meta[M_TABLE] != 0
     n0 = b.meta[M_NMOVES]
     result = 0.0
     terminal = False
@@ -417,46 +416,21 @@ def playout(b, c, ip, fp, rng, scratch):
                 empt[ne] = p
                 where[p] = ne
                 ne += 1
-    np0 = 0  # k > 5: pending five squares of black / white, kept along the lines of each move
-    np1 = 0
-    if not table:
-        np0 = win_squares(b, 1, pending[0])
-        np1 = win_squares(b, 2, pending[1])
-    last = n0 - 1 if n0 > 0 else 0
-    last = b.stack[last] if n0 > 0 else 0
+    last = b.stack[n0 - 1] if n0 > 0 else 0
     plies = 0
     while plies < depth_cap and ne > 0:
         p = -1
-        if table:
-            # the layer's class counts say whether a five square exists (C_FIVE is exact but for
-            # caro's both-ends block, which `wins_now` below then decides)
-            if b.cnt[side - 1, C_FIVE] > 0:
-                p = find_class(b, side - 1, C_FIVE, last)
-            elif b.cnt[2 - side, C_FIVE] > 0:
-                p = find_class(b, 2 - side, C_FIVE, last)
-        else:
-            mine = pending[side - 1]
-            nm = np0 if side == 1 else np1
-            for i in range(nm):
-                q = mine[i]
-                if cells[q] == EMPTY and wins_now(b, q, side):
-                    p = q
-                    break
-            if p < 0:
-                theirs = pending[2 - side]
-                nt = np1 if side == 1 else np0
-                for i in range(nt):
-                    q = theirs[i]
-                    if cells[q] == EMPTY and wins_now(b, q, 3 - side):
-                        p = q
-                        break
+        # the layer's class counts say whether a five square exists (C_FIVE is exact but for
+        # caro's both-ends block, which `wins_now` below then decides)
+        if b.cnt[side - 1, C_FIVE] > 0:
+            p = find_class(b, side - 1, C_FIVE, last)
+        elif b.cnt[2 - side, C_FIVE] > 0:
+            p = find_class(b, 2 - side, C_FIVE, last)
         if p < 0 and rand_unit(rng) < greedy:
-            if not table:
-                sync_patterns(b)
             best_s = -1.0
             for t in range(sample):
                 q = _random_near(cells, nbr, empt, ne, rng)
-                s = class_score(b, side, q) if table else float(move_score(b, side, q))
+                s = class_score(b, side, q)
                 if s > best_s:
                     best_s = s
                     p = q
@@ -475,16 +449,8 @@ def playout(b, c, ip, fp, rng, scratch):
             result = 1.0 if side == c else -1.0
             terminal = True
             break
-        if not table:
-            if side == 1:
-                np0 = win_points_through(b, p, 1, pending[0], _compact(cells, pending[0], np0))
-                np1 = _compact(cells, pending[1], np1)
-            else:
-                np1 = win_points_through(b, p, 2, pending[1], _compact(cells, pending[1], np1))
-                np0 = _compact(cells, pending[0], np0)
         side = 3 - side
     if not terminal and kind == PLAYOUT_DEPTH and ne > 0:
-        sync_patterns(b)
         v = evaluate(b, side, fp[F_LAMBDA])
         result = v if side == c else -v
     while b.meta[M_NMOVES] > n0:
@@ -523,17 +489,6 @@ def leaf_value(b, side, ip, fp, ev, rng, scratch):
         v = pvs_evaluate(b, side, ev)
         return math.tanh(v / fp[F_EVAL_SCALE]), 0, False
     return playout(b, side, ip, fp, rng, scratch)
-
-
-@njit(cache=True, nogil=True)
-def _compact(cells, buf, n):
-    """Drop filled squares from a pending list."""
-    m = 0
-    for i in range(n):
-        if cells[buf[i]] == EMPTY:
-            buf[m] = buf[i]
-            m += 1
-    return m
 
 
 @njit(cache=True, nogil=True, forceinline=True)
