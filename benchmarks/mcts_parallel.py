@@ -31,7 +31,8 @@ import numpy as np  # noqa: E402
 
 from gomocup_bot.engine import BLACK, Position, SearchLimits, SearchRequest, StopFlag  # noqa: E402
 from gomocup_bot.engines.greedy import GreedyEngine  # noqa: E402
-from gomocup_bot.search.board import board_from_position, first_five_point  # noqa: E402
+from gomocup_bot.core.board import board_from_position  # noqa: E402
+from gomocup_bot.core.classes import C_FIVE  # noqa: E402
 from gomocup_bot.search.driver import MctsConfig, MctsSearcher  # noqa: E402
 from protocol.rules import FREESTYLE  # noqa: E402
 from tournament.openings import BUILTIN_OPENINGS  # noqa: E402
@@ -59,8 +60,8 @@ def midgame_positions(count: int, stones: int, seed: int, size: int = 15) -> lis
             moves.append((x, y, side))
         side = BLACK if len(moves) % 2 == 0 else 3 - BLACK
         pos = Position(size, size, FREESTYLE, tuple(moves), side)
-        cells, near, geo = board_from_position(pos)
-        if first_five_point(cells, near, geo, 1) < 0 and first_five_point(cells, near, geo, 2) < 0:
+        b = board_from_position(pos)
+        if b.cnt[0, C_FIVE] == 0 and b.cnt[1, C_FIVE] == 0:
             out.append(pos)
     return out
 
@@ -77,12 +78,12 @@ def parse_variant(text: str) -> dict:
 def rate(pos: Position, variant: dict, seconds: float, seed: int) -> tuple[float, float]:
     """(iterations per second, CPU seconds per wall second) of one search of ``seconds`` (a fresh
     searcher, default config). The CPU share shows whether the second thread really got a core."""
-    cells, near, geo = board_from_position(pos)
+    board = board_from_position(pos)
     searcher = MctsSearcher(MctsConfig(seed=seed, **variant), 1 << 21)
     stop = np.zeros(1, dtype=np.int32)
     c0 = time.process_time()
     t0 = time.monotonic()
-    out = searcher.run(cells, near, geo, pos.to_move, stop, hard_deadline=t0 + seconds)
+    out = searcher.run(board, pos.to_move, stop, hard_deadline=t0 + seconds)
     wall = time.monotonic() - t0
     return out.iterations / wall, (time.process_time() - c0) / wall
 

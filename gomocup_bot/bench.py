@@ -1,6 +1,6 @@
 """`gomocup-bot bench`: the engine's speed figures -- the core's (make/unmake, threat checks,
 playouts, its VCF) and the search's (PVS nodes/s on one thread, depth in one second, VCF and VCT
-solve times) -- each with a node checksum.
+solve times; MCTS iterations/s) -- each with a node checksum.
 
 Sits above both kernel packages, like the warm-up: the core never imports the search.
 """
@@ -15,7 +15,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="gomocup-bot bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a short smoke run (numbers are rough)")
     parser.add_argument("--scale", type=float, default=None, help="multiply the amount of work")
-    parser.add_argument("--only", choices=("core", "search"), help="run one section")
+    parser.add_argument("--only", choices=("core", "search", "mcts"), help="run one section")
     args = parser.parse_args(argv)
     scale = args.scale if args.scale is not None else (0.05 if args.quick else 1.0)
     t0 = time.perf_counter()
@@ -28,6 +28,10 @@ def main(argv: list[str] | None = None) -> int:
         from gomocup_bot.search.bench import run as search_run
 
         res.update(search_run(scale))
+    if args.only in (None, "mcts"):
+        from gomocup_bot.search.bench import run_mcts
+
+        res.update(run_mcts(scale))
     width = max(len(k) for k in res)
     for key, value in res.items():
         whole = key.endswith(("checksum", "_nodes", "_cases", "_depth", "_depth_median", "_depth_min", "_positions"))

@@ -7,7 +7,10 @@ the improved MCTS with the triggered minimax. Every rule (caro included) and win
 the one core board.
 
 Options: ``backend`` (mcts | ab), ``trigger`` (none | brute | triggered | h1 | h2), ``k``,
-``playout`` (heavy | depth | light | random), ``final`` (robust | max | max-robust), ``level``,
+``playout`` (heavy | depth | light | random), ``leaf`` (MCTS: playout | eval | quiesce -- the
+class-count evaluation, or the PVS's quiescence search, instead of playouts; table boards but
+caro), ``prior`` (MCTS: score | class -- priors from the threat classes), ``final`` (robust | max |
+max-robust), ``level``,
 ``threads`` (1 | 2: the second core searches too -- alpha-beta with a lazy-SMP helper thread,
 MCTS with a second tree (``parallel=root``) or on one shared tree (``parallel=tree``); defaults
 below), ``reuse`` (MCTS: keep the tree from one move to the next).
@@ -68,6 +71,8 @@ class FullEngine(SearchEngineBase):
                 trigger=trigger if trigger in TRIGGERS else "triggered",
                 k=self.option("k", 4, int),
                 playout=self.option("playout", "heavy", str),
+                leaf=self.option("leaf", "playout", str),
+                prior=self.option("prior", "score", str),
                 final=final if final in FINAL_POLICIES else "robust",
                 seed=self.option("seed", 1, int),
                 reuse=self.option("reuse", DEFAULT_REUSE, bool),
@@ -147,7 +152,7 @@ class FullEngine(SearchEngineBase):
                 allowed = [p for p in plan.allowed if p not in view.excluded] or None
         self._searchers(request)
         if self.backend == "mcts":
-            result = self._search_mcts(request, stop, view, budget, allowed)
+            result = self._search_mcts(request, stop, view, budget, allowed, board)
         else:
             threads = min(self.threads, free_cores()) if self.threads > 1 else 1
             self._pvs.config.threads = threads
@@ -156,7 +161,7 @@ class FullEngine(SearchEngineBase):
             result = pad_alternatives(result, view, root_moves(board, view.side), request.nbest)
         return result
 
-    def _search_mcts(self, request, stop, view, budget, allowed) -> SearchResult:
+    def _search_mcts(self, request, stop, view, budget, allowed, board) -> SearchResult:
         from gomocup_bot.search.policy import child_mean, choose_final, ranked_children
 
         searcher = self._mcts
@@ -176,7 +181,7 @@ class FullEngine(SearchEngineBase):
 
         cap = request.limits.max_nodes or self.level.max_iterations
         t0 = time.monotonic()
-        out = searcher.run(view.cells, view.near, view.geo, view.side, stop.array,
+        out = searcher.run(board, view.side, stop.array,
                            soft_deadline=budget.soft, hard_deadline=budget.hard, max_iterations=cap,
                            allowed=allowed, excluded=sorted(view.excluded),
                            on_progress=on_progress if request.report else None)

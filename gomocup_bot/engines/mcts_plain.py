@@ -33,10 +33,11 @@ class MctsPlainEngine(SearchEngineBase):
             self._searcher = MctsSearcher(self.config, tree_bytes // NODE_BYTES)
         budget = deadlines(request, self.level.time_share)
         cap = self.iterations or request.limits.max_nodes or self.level.max_iterations
-        out = self._searcher.run(view.cells, view.near, view.geo, view.side, stop.array,
+        from gomocup_bot.core.board import board_from_position
+
+        out = self._searcher.run(board_from_position(request.position), view.side, stop.array,
                                  soft_deadline=budget.soft, hard_deadline=budget.hard,
-                                 max_iterations=cap,
-                                 excluded=sorted(view.excluded))
+                                 max_iterations=cap, excluded=sorted(view.excluded))
         tree = self._searcher.tree
         if out.child < 0:
             return make_result(view, view.fallback())

@@ -145,7 +145,7 @@ def _cost_figures(report: Report, suite, records: list[dict], config: str, capac
     """Li §5.2 / Fig. 18: time of each triggered minimax against the time of the whole move."""
     import numpy as np
 
-    from gomocup_bot.search.board import board_from_position
+    from gomocup_bot.core.board import board_from_position
     from gomocup_bot.search.driver import MctsConfig, MctsSearcher
 
     report.heading(f"Cost of the triggered minimax (Li §5.2, Fig. 18): `{config}` on K = {records[0]['K'] if records else '?'}")
@@ -158,9 +158,9 @@ def _cost_figures(report: Report, suite, records: list[dict], config: str, capac
     progress(f"sudden: cost figures with {config} on {len(records)} positions")
     for i, rec in enumerate(records):
         searcher.config.seed = i + 1
-        cells, near, geo = board_from_position(suite.position_of(rec))
+        b = board_from_position(suite.position_of(rec))
         started = time.monotonic()
-        out = searcher.run(cells, near, geo, rec["to_move"], np.zeros(1, dtype=np.int32), max_iterations=iterations)
+        out = searcher.run(b, rec["to_move"], np.zeros(1, dtype=np.int32), max_iterations=iterations)
         move_s.append(time.monotonic() - started)
         runs.append(out.minimax_runs)
         if out.minimax_runs:

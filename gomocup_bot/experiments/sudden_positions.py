@@ -14,8 +14,10 @@ computed by the level-k minimax of `gomocup_bot.search.sudden`, which is exact f
 (its pruning is proved in the module doc and cross-checked against a full-width plain-Python
 minimax in `tests/search/test_sudden.py`).
 
-Positions come from games of a noisy threat-greedy player (softmax over the move score) started
-from random stones near the centre, at most one position per (game, level). Output: JSON lines
+Positions come from games of a noisy threat-greedy player (softmax over the core's `move_score`)
+started from random stones near the centre, at most one position per (game, level). The shipped
+file was generated before the search moved to the core board, with the old view's window score:
+the same seed now draws other games (the positions and their answers stay valid). Output: JSON lines
 `{"K", "level", "to_move", "stones": [[x, y, c]...], "decisive": [[x, y]...]}`.
 
     python benchmarks/sudden_positions.py --per-cell 50 --seed 2018 > gomocup_bot/experiments/data/sudden_positions.jsonl
@@ -29,59 +31,52 @@ import sys
 import numpy as np
 
 
-from gomocup_bot.search.board import (
-    five_points,
-    new_board,
-    place,
-    to_index,
-    to_xy,
-    wins_at,
-)
-from gomocup_bot.search.heuristic import make_weights, move_score
-from gomocup_bot.search.sudden import root_values, sudden
+from gomocup_bot.core.board import make, new_board, pos_x, pos_y, to_pos
+from gomocup_bot.core.patterns import move_score
+from gomocup_bot.search.sudden import root_values, sudden, win_squares, wins_now
 
 SIZES = (7, 9, 11, 15)
 LEVELS = (1, 2, 3, 4)
 
 
-def classify(cells, near, geo, side):
-    """(level, decisive squares) for the side to move, or (0, []) when no level applies."""
+def classify(b, side):
+    """(level, decisive squares) for the side to move on core board ``b``, or (0, []) when no level applies."""
     stop = np.zeros(1, dtype=np.int32)
     counter = np.zeros(2, dtype=np.int64)
-    size = cells.shape[0]
-    buf = np.zeros(size, dtype=np.int64)
-    n = five_points(cells, near, geo, side, buf)
+    size = b.cells.shape[0]
+    buf = np.zeros(size, dtype=np.int32)
+    n = win_squares(b, side, buf)
     if n > 0:
         return 1, [int(p) for p in buf[:n]]
     opp = 3 - side
-    n = five_points(cells, near, geo, opp, buf)
+    n = win_squares(b, opp, buf)
     if n == 1:
         return 2, [int(buf[0])]
     if n > 1:
         return 0, []
     moves = np.zeros(size, dtype=np.int64)
     values = np.zeros(size, dtype=np.int64)
-    m = root_values(cells, near, geo, side, 3, moves, values, stop, counter)
+    m = root_values(b, side, 3, moves, values, stop, counter)
     wins = [int(moves[i]) for i in range(m) if values[i] == 1]
     if wins:
         return 3, wins
     # does the opponent threaten a level-3 win (if it were to move)?
-    if sudden(cells, near, geo, opp, 3, stop, counter) != 1:
+    if sudden(b, opp, 3, stop, counter) != 1:
         return 0, []
-    m = root_values(cells, near, geo, side, 4, moves, values, stop, counter)
+    m = root_values(b, side, 4, moves, values, stop, counter)
     saving = [int(moves[i]) for i in range(m) if values[i] >= 0]
     losing = [int(moves[i]) for i in range(m) if values[i] < 0]
     if saving and losing:
         # a far square stands for every far square: keep only real candidates as decisive
-        return 4, [p for p in saving if near[p] > 0] or saving
+        return 4, [p for p in saving if b.nbr[p] > 0] or saving
     return 0, []
 
 
-def noisy_move(cells, near, geo, side, rng, att, dfn, temperature: float):
-    cands = [int(p) for p in np.nonzero((cells == 0) & (near > 0))[0]]
+def noisy_move(b, side, rng, temperature: float):
+    cands = [int(p) for p in np.nonzero((b.cells == 0) & (b.nbr > 0))[0]]
     if not cands:
-        cands = [int(p) for p in np.nonzero(cells == 0)[0]]
-    scores = np.array([move_score(cells, geo, p, side, att, dfn) for p in cands], dtype=np.float64)
+        cands = [int(p) for p in np.nonzero(b.cells == 0)[0]]
+    scores = np.array([move_score(b, side, p) for p in cands], dtype=np.float64)
     logs = np.log(scores + 1.0)
     w = np.exp((logs - logs.max()) / temperature)
     return cands[int(rng.choice(len(cands), p=w / w.sum()))]
@@ -90,12 +85,11 @@ def noisy_move(cells, near, geo, side, rng, att, dfn, temperature: float):
 def generate(per_cell: int, seed: int, sizes=SIZES, max_games: int = 200_000, log=None):
     rng = np.random.default_rng(seed)
     found: dict[tuple[int, int], list[dict]] = {(k, lv): [] for k in sizes for lv in LEVELS}
-    att, dfn, _ = make_weights(5)
     games = 0
     for K in sizes:
         while any(len(found[(K, lv)]) < per_cell for lv in LEVELS) and games < max_games:
             games += 1
-            cells, near, geo = new_board(K, K)
+            b = new_board(K, K)
             stones = []
             side = 1
             # a few random stones near the centre, then noisy greedy play
@@ -104,26 +98,26 @@ def generate(per_cell: int, seed: int, sizes=SIZES, max_games: int = 200_000, lo
             while len(stones) < n_open:
                 x = int(c0 + rng.integers(-2, 3))
                 y = int(c0 + rng.integers(-2, 3))
-                p = to_index(x, y, geo)
-                if cells[p] == 0:
-                    place(cells, near, geo, p, side)
+                p = to_pos(b, x, y)
+                if b.cells[p] == 0:
+                    make(b, p, side)
                     stones.append((x, y, side))
                     side = 3 - side
             temperature = float(rng.uniform(0.15, 0.6))
             taken = set()
             while len(stones) < K * K - 1:
-                level, decisive = classify(cells, near, geo, side)
+                level, decisive = classify(b, side)
                 if level and level not in taken and len(found[(K, level)]) < per_cell:
                     taken.add(level)
                     found[(K, level)].append({
                         "K": K, "level": level, "to_move": side,
                         "stones": [list(s) for s in stones],
-                        "decisive": sorted(list(to_xy(p, geo)) for p in decisive),
+                        "decisive": sorted([int(pos_x(b, p)), int(pos_y(b, p))] for p in decisive),
                     })
-                p = noisy_move(cells, near, geo, side, rng, att, dfn, temperature)
-                won = wins_at(cells, geo, p, side)
-                place(cells, near, geo, p, side)
-                x, y = to_xy(p, geo)
+                p = noisy_move(b, side, rng, temperature)
+                won = wins_now(b, p, side)
+                make(b, p, side)
+                x, y = int(pos_x(b, p)), int(pos_y(b, p))
                 stones.append((x, y, side))
                 if won:
                     break

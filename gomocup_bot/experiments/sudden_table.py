@@ -9,6 +9,7 @@ plays is one of the position's decisive moves. Configurations (``--configs``):
     li-brute-3k                 the same + the minimax before MCTS (Fig. 17a)
     li-h1-3k, li-h2-3k          the same + heuristic strategy 1 / 2 (§5.3, x1 = x2 = 20 %)
     ours-3k                     our improved MCTS (threat priors, solver, heavy playouts, trigger)
+    ours-eval-3k                the same with class priors and class-count leaf evaluation (no playouts)
     full-1s                     the full brain at 1 s per move (root checks + MCTS)
 
     python benchmarks/sudden_table.py --configs plain-3k,li-trig-3k,full-1s
@@ -26,7 +27,7 @@ import numpy as np
 
 
 from gomocup_bot.engine import Position, SearchLimits, SearchRequest, StopFlag
-from gomocup_bot.search.board import board_from_position, to_xy
+from gomocup_bot.core.board import board_from_position, pos_x, pos_y
 from gomocup_bot.search.driver import MctsConfig, MctsSearcher
 from protocol.rules import FREESTYLE
 
@@ -42,7 +43,7 @@ MCTS_CONFIGS = {
     "li-h1-3k": (dict(trigger="h1", check_every=500), 3_000),
     "li-h2-3k": (dict(trigger="h2"), 3_000),
 }
-ALL_CONFIGS = list(MCTS_CONFIGS) + ["ours-3k", "full-1s"]
+ALL_CONFIGS = list(MCTS_CONFIGS) + ["ours-3k", "ours-eval-3k", "full-1s"]
 
 
 def load_positions(path: str) -> list[dict]:
@@ -76,6 +77,8 @@ def run_config(name: str, recs: list[dict], capacity: int, log) -> dict:
         engine.prepare()
     elif name == "ours-3k":
         searcher = MctsSearcher(MctsConfig(), capacity)
+    elif name == "ours-eval-3k":
+        searcher = MctsSearcher(MctsConfig(leaf="eval", prior="class"), capacity)
     else:
         kw, _ = MCTS_CONFIGS[name]
         searcher = MctsSearcher(MctsConfig.baseline(**kw), capacity)
@@ -90,11 +93,11 @@ def run_config(name: str, recs: list[dict], capacity: int, log) -> dict:
         else:
             searcher.config.seed = i + 1
             searcher.rng[0] = np.uint64(0x9E3779B97F4A7C15 ^ (i * 7919 + 17))
-            cells, near, geo = board_from_position(pos)
-            iters = 3_000 if name == "ours-3k" else MCTS_CONFIGS[name][1]
-            out = searcher.run(cells, near, geo, pos.to_move, np.zeros(1, dtype=np.int32),
-                               max_iterations=iters)
-            move = to_xy(int(searcher.tree.move[out.child]), geo)
+            b = board_from_position(pos)
+            iters = 3_000 if name.startswith("ours") else MCTS_CONFIGS[name][1]
+            out = searcher.run(b, pos.to_move, np.zeros(1, dtype=np.int32), max_iterations=iters)
+            p = int(searcher.tree.move[out.child])
+            move = (int(pos_x(b, p)), int(pos_y(b, p)))
         seconds[key].append(time.monotonic() - t0)
         hits[key].append(int(move in decisive))
         if (i + 1) % 100 == 0:

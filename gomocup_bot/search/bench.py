@@ -105,3 +105,53 @@ def run(scale: float = 1.0) -> dict[str, float]:
         res[f"{key}_nodes_per_s"] = nodes / sum(times) if sum(times) > 0 else 0.0
     res["search_checksum"] = checksum
     return res
+
+
+MCTS_ITERATIONS = 4000  # per position and run at scale 1
+MCTS_RUNS = 3
+
+
+def mcts_boards():
+    """(core board, side to move) for the empty 15x15 board (black to move) and the twelve midgames."""
+    from gomocup_bot.core.board import new_board
+
+    return [(new_board(15, 15), 1)] + midgame_boards()
+
+
+def run_mcts(scale: float = 1.0) -> dict[str, float]:
+    """MCTS iterations per second of CPU on one thread, per configuration: the improved MCTS
+    (heavy playouts), the papers' plain UCT and the improved MCTS with class priors and
+    evaluation or quiescence leaves (no playouts), each on the 13 positions with a fixed iteration
+    budget, `MCTS_RUNS` times; min and median over the runs of the all-position rate. The minimax
+    trigger is off: it is a one-off cost per move, not part of an iteration."""
+    from gomocup_bot.search.driver import MctsConfig, MctsSearcher
+
+    res: dict[str, float] = {}
+    positions = mcts_boards()
+    budget = max(64, int(MCTS_ITERATIONS * scale))
+    stop = np.zeros(1, dtype=np.int32)
+    configs = (("mcts", MctsConfig(trigger="none", seed=3)),
+               ("mcts_plain", MctsConfig.baseline(seed=3)),
+               ("mcts_eval", MctsConfig(trigger="none", seed=3, leaf="eval", prior="class")),
+               ("mcts_quiesce", MctsConfig(trigger="none", seed=3, leaf="quiesce", prior="class")))
+    for name, cfg in configs:
+        rates = []
+        checksum = 0
+        for _ in range(MCTS_RUNS):
+            iters = 0
+            cpu = 0.0
+            for board, side in positions:
+                searcher = MctsSearcher(cfg, 1 << 20)
+                searcher.run(board, side, stop, max_iterations=64)  # load the kernels
+                searcher.forget()
+                t = time.thread_time()
+                out = searcher.run(board, side, stop, max_iterations=budget)
+                cpu += time.thread_time() - t
+                iters += out.iterations
+                checksum += out.iterations + 7 * out.move
+            rates.append(iters / cpu if cpu > 0 else 0.0)
+        res[f"{name}_positions"] = len(positions)
+        res[f"{name}_iter_per_s_min"] = min(rates)
+        res[f"{name}_iter_per_s_median"] = statistics.median(rates)
+        res[f"{name}_checksum"] = checksum
+    return res

@@ -1,5 +1,8 @@
 """The anytime MCTS driver: runs kernel chunks against the clock and applies Li's minimax rules.
 
+Searches a core board (`core/board.py`), which it leaves as it found it; a helper thread searches
+a `copy_board` copy.
+
 The numba kernel cannot read the clock, so the driver calls it in chunks sized to a few
 milliseconds and checks the deadlines in between; the stop flag is polled by the kernel on
 every iteration, so YXSTOP/END cut in within one iteration.
@@ -39,19 +42,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gomocup_bot.core.board import copy_board, make, unmake
+from gomocup_bot.core.constants import M_HEIGHT, M_RULE, M_TABLE, M_WIDTH, RULE_CARO, RULE_CARO_EXACT
 from gomocup_bot.search import mcts as K
-from gomocup_bot.search.board import first_five_point
+from gomocup_bot.search import pvs
 from gomocup_bot.search.clock import Watchdog
-from gomocup_bot.search.heuristic import make_weights
 from gomocup_bot.search.policy import (ROBUST, MAX_ROBUST, RootView, child_mean, choose_final, merged_root,
                                        ranked_children, root_proof)
-from gomocup_bot.search.sudden import UNKNOWN, root_values, sudden
+from gomocup_bot.search.sudden import UNKNOWN, root_values, sudden, win_squares, wins_now
 
 log = logging.getLogger(__name__)
 
 TRIGGERS = ("none", "brute", "triggered", "h1", "h2")
 PLAYOUTS = {"random": K.PLAYOUT_RANDOM, "light": K.PLAYOUT_LIGHT, "heavy": K.PLAYOUT_HEAVY,
             "depth": K.PLAYOUT_DEPTH}
+LEAVES = {"playout": K.LEAF_PLAYOUT, "eval": K.LEAF_EVAL, "quiesce": K.LEAF_QUIESCE}
+PRIORS = {"score": K.PRIOR_SCORE, "class": K.PRIOR_CLASS}
 
 
 @dataclass
@@ -68,7 +74,12 @@ class MctsConfig:
     pw_b: float = 0.5
     greedy: float = 0.7
     sample: int = 6
-    eval_scale: float = 2000.0
+    attack_lambda: float = 1.0  # depth playouts' Dong & Zhang evaluation: weight of the opponent's runs
+    leaf: str = "playout"  # "eval": the class-count evaluation instead of a playout, "quiesce": the
+    # PVS's quiescence search (table boards)
+    quiesce_fours: int = 2  # leaf=quiesce: fours the quiescence may play in a row
+    prior: str = "score"  # "class": priors from the pattern layer's threat classes (table boards)
+    eval_scale: float = 500.0  # leaf=eval: value = tanh(evaluation / eval_scale)
     prior_sharpness: float = 0.35
     x1: float = 20.0
     x2: float = 20.0
@@ -106,7 +117,7 @@ class RootKey:
     """The position a tree's root stands for, to recognise it in the next search."""
 
     cells: np.ndarray
-    geo: np.ndarray
+    meta: np.ndarray  # the board's meta: size, k and rule are its first four entries
     side: int
     restricted: bool  # the root's children were limited to an `allowed` set
 
@@ -124,10 +135,11 @@ class _Worker:
         self.start_visits = 0  # root visits when the current search began
 
 
-def find_descendant(tree, key: RootKey | None, cells, geo, side: int) -> int:
-    """The node of ``tree`` whose position is (cells, side), reached from the root position
-    ``key`` by moves of the tree; -1 if there is none (other stones, a takeback, another game)."""
-    if key is None or key.cells.shape != cells.shape or not np.array_equal(key.geo[:5], geo[:5]):
+def find_descendant(tree, key: RootKey | None, board, side: int) -> int:
+    """The node of ``tree`` whose position is (the board's stones, side), reached from the root
+    position ``key`` by moves of the tree; -1 if there is none (other stones, a takeback, another game)."""
+    cells = board.cells
+    if key is None or key.cells.shape != cells.shape or not np.array_equal(key.meta[:4], board.meta[:4]):
         return -1
     diff = np.nonzero(key.cells != cells)[0]
     if len(diff) and (key.cells[diff] != 0).any():
@@ -172,7 +184,7 @@ class MctsSearcher:
             self.workers = [first, _Worker(0, config.seed + 7919, tree=first.tree)]
         else:  # the memory budget is shared: each tree gets its part of the nodes
             self.workers = [_Worker(node_capacity // n, config.seed + 7919 * i) for i in range(n)]
-        self._weights: dict[int, tuple] = {}
+        self._ev: dict[tuple[int, int], pvs.Work] = {}
         self.view: RootView | None = None  # merged root statistics, refreshed during `run`
         self.active = self.workers[:1]  # the workers of the current or last search
         self._size = 0
@@ -204,53 +216,67 @@ class MctsSearcher:
         """The active workers that own a distinct tree."""
         return self.active[:1] if self.shared else self.active
 
-    def params(self):
+    def params(self, board=None):
+        """The kernel's integer and float parameter vectors; with a ``board`` the class-based
+        leaf and priors fall back to playouts and line scores where the layer cannot serve them
+        (caro's fives depend on both ends, k > 5 keeps no layer)."""
         cfg = self.config
-        ip = np.zeros(8, dtype=np.int64)
+        ip = np.zeros(K.I_LEN, dtype=np.int64)
         ip[K.I_MODE] = K.MODE_PLAIN if cfg.plain else K.MODE_IMPROVED
         ip[K.I_PLAYOUT] = PLAYOUTS[cfg.playout]
         ip[K.I_PDEPTH] = cfg.playout_depth
         ip[K.I_TRIGGER_K] = cfg.k if cfg.trigger != "none" else 0
         ip[K.I_SAMPLE] = cfg.sample
-        fp = np.zeros(8, dtype=np.float64)
+        ip[K.I_LEAF] = LEAVES.get(cfg.leaf, K.LEAF_PLAYOUT)
+        ip[K.I_PRIOR] = PRIORS.get(cfg.prior, K.PRIOR_SCORE)
+        ip[K.I_QDEPTH] = cfg.quiesce_fours
+        if board is not None and not layer_serves(board):
+            ip[K.I_LEAF] = K.LEAF_PLAYOUT
+            ip[K.I_PRIOR] = K.PRIOR_SCORE
+        fp = np.zeros(K.F_LEN, dtype=np.float64)
         fp[K.F_C] = cfg.c
         fp[K.F_PRIOR_W] = cfg.prior_weight
         fp[K.F_PW_BASE] = cfg.pw_base
         fp[K.F_PW_A] = cfg.pw_a
         fp[K.F_PW_B] = cfg.pw_b
         fp[K.F_GREEDY] = cfg.greedy
+        fp[K.F_LAMBDA] = cfg.attack_lambda
         fp[K.F_EVAL_SCALE] = cfg.eval_scale
         fp[K.F_PRIOR_SCALE] = cfg.prior_sharpness
         return ip, fp
 
-    def weights(self, k: int):
-        if k not in self._weights:
-            self._weights[k] = make_weights(k)
-        return self._weights[k]
+    def evaluator(self, board, thread: int = 0) -> pvs.Work:
+        """The PVS work record of one thread for its leaves (the evaluation weights; the quiescence
+        search's move lists and counters too, hence one per thread); one per board size and rule."""
+        key = (int(board.cells.shape[0]), int(board.meta[M_RULE]), thread)
+        if key not in self._ev:
+            self._ev[key] = pvs.new_work(board, pvs.new_tt(1 << 14), pvs.default_params(), np.zeros(1, dtype=np.int32))
+        return self._ev[key]
 
     # ------------------------------------------------------------------ the search
-    def run(self, cells, near, geo, side: int, stop, *, soft_deadline: float | None = None,
+    def run(self, board, side: int, stop, *, soft_deadline: float | None = None,
             hard_deadline: float | None = None, max_iterations: int = 0,
             allowed: np.ndarray | None = None, excluded: np.ndarray | None = None,
             on_progress=None) -> MctsOutcome:
+        """Search ``board`` (a core board, restored on return) for ``side`` to move."""
         cfg = self.config
-        self._size = cells.shape[0]
+        self._size = board.cells.shape[0]
         # an iteration cap (levels, the experiments) is a reproducible budget: one thread
         workers = self.workers[:1] if max_iterations else self.workers
         self.active = workers
         for w in self.workers:
             w.stats[:] = 0
-        ip, fp = self.params()
-        att, dfn, brd = self.weights(int(geo[3]))
+        ip, fp = self.params(board)
+        evs = [self.evaluator(board, i) for i in range(len(workers))]
+        ev = evs[0]
         allowed_arr = np.zeros(0, dtype=np.int64) if allowed is None else np.asarray(allowed, dtype=np.int64)
         out = MctsOutcome(child=-1, iterations=0, threads=len(workers))
-        boards = [(cells, near, geo)] + [(cells.copy(), near.copy(), geo.copy()) for _ in workers[1:]]
-        for w, (c_, n_, g_) in zip(self._owners(), boards):
-            out.reused += self._take_root(w, cells, geo, side, allowed)
+        boards = [board] + [copy_board(board) for _ in workers[1:]]
+        for w, b_, ev_ in zip(self._owners(), boards, evs):
+            out.reused += self._take_root(w, board, side, allowed)
             w.start_visits = int(w.tree.visits[0])
             # expand the root once so exclusions and proofs can be written onto its children
-            K.run_iterations(c_, n_, g_, side, 1, *w.tree.arrays(), ip, fp, att, dfn, brd, w.rng,
-                             allowed_arr, stop, w.stats)
+            K.run_iterations(b_, side, 1, *w.tree.arrays(), ip, fp, ev_, w.rng, allowed_arr, stop, w.stats)
             self._exclude(w.tree, excluded, allowed)
         shared = self.shared and len(workers) > 1
         if shared:
@@ -259,13 +285,13 @@ class MctsSearcher:
 
         halt = np.zeros(1, dtype=np.int32)
         helpers = [threading.Thread(target=self._helper, name="mcts-helper", daemon=True,
-                                    args=(w, *b, side, ip, fp, att, dfn, brd, allowed_arr, halt, shared))
-                   for w, b in zip(workers[1:], boards[1:])]
+                                    args=(w, b, side, ip, fp, e, allowed_arr, halt, shared))
+                   for w, b, e in zip(workers[1:], boards[1:], evs[1:])]
         for h in helpers:
             h.start()
         try:
-            self._main_loop(cells, near, geo, side, stop, soft_deadline, hard_deadline, max_iterations,
-                            ip, fp, att, dfn, brd, allowed_arr, on_progress, out, shared)
+            self._main_loop(board, side, stop, soft_deadline, hard_deadline, max_iterations,
+                            ip, fp, ev, allowed_arr, on_progress, out, shared)
         finally:
             halt[0] = 1
             for h in helpers:
@@ -275,7 +301,7 @@ class MctsSearcher:
         self._sync_proofs()
         if cfg.trigger == "h2":
             with Watchdog(stop, hard_deadline) as abort:
-                self._heuristic_rules(cells, near, geo, side, abort, out, prune_all=True)
+                self._heuristic_rules(board, side, abort, out, prune_all=True)
         view = self._refresh()
         out.iterations = self.iterations()
         out.proven_root = -int(view.proven[0])
@@ -287,15 +313,15 @@ class MctsSearcher:
             out.child = self.child_index(self.tree, out.move)
         return out
 
-    def _main_loop(self, cells, near, geo, side, stop, soft_deadline, hard_deadline, max_iterations,
-                   ip, fp, att, dfn, brd, allowed_arr, on_progress, out: MctsOutcome, shared: bool) -> None:
+    def _main_loop(self, board, side, stop, soft_deadline, hard_deadline, max_iterations,
+                   ip, fp, ev, allowed_arr, on_progress, out: MctsOutcome, shared: bool) -> None:
         cfg = self.config
         w0 = self.workers[0]
         tree = w0.tree
         # the minimax rules cannot be cut into chunks: a watchdog holds them to the hard deadline
         if cfg.trigger == "brute":
             with Watchdog(stop, hard_deadline) as abort:
-                self._root_minimax(cells, near, geo, side, abort, out)
+                self._root_minimax(board, side, abort, out)
         triggered_done = cfg.trigger == "brute"
         next_check = cfg.check_every
         chunk = 32
@@ -325,11 +351,9 @@ class MctsSearcher:
                 n_iter = min(n_iter, left)
             t0 = time.monotonic()
             if shared:
-                K.run_shared(cells, near, geo, side, n_iter, *tree.arrays()[:-1], w0.pool, ip, fp, att, dfn, brd,
-                             w0.rng, stop, w0.stats)
+                K.run_shared(board, side, n_iter, *tree.arrays()[:-1], w0.pool, ip, fp, ev, w0.rng, stop, w0.stats)
             else:
-                K.run_iterations(cells, near, geo, side, n_iter, *tree.arrays(), ip, fp, att, dfn, brd, w0.rng,
-                                 allowed_arr, stop, w0.stats)
+                K.run_iterations(board, side, n_iter, *tree.arrays(), ip, fp, ev, w0.rng, allowed_arr, stop, w0.stats)
             dt = time.monotonic() - t0
             # size the next chunk to about 4 ms (and never past the deadline)
             if dt > 0:
@@ -351,12 +375,12 @@ class MctsSearcher:
                     w.stats[K.S_TRIGGER_LOSS] or w.stats[K.S_TRIGGER_WIN] for w in self.active):
                 triggered_done = True
                 with Watchdog(stop, hard_deadline) as abort:
-                    self._root_minimax(cells, near, geo, side, abort, out)
+                    self._root_minimax(board, side, abort, out)
                 self._refresh()
             if cfg.trigger == "h1" and self._root_visits() - v_start >= next_check:
                 next_check += cfg.check_every
                 with Watchdog(stop, hard_deadline) as abort:
-                    self._heuristic_rules(cells, near, geo, side, abort, out, prune_all=False)
+                    self._heuristic_rules(board, side, abort, out, prune_all=False)
                 self._refresh()
             if on_progress is not None:
                 on_progress(self)
@@ -365,15 +389,13 @@ class MctsSearcher:
                 break
 
     @staticmethod
-    def _helper(w: _Worker, cells, near, geo, side, ip, fp, att, dfn, brd, allowed_arr, halt, shared) -> None:
+    def _helper(w: _Worker, board, side, ip, fp, ev, allowed_arr, halt, shared) -> None:
         """The second thread: iterate (on its own tree, or its pool of the shared one) until the
         main thread raises ``halt`` (polled every iteration) or the root is proven."""
         if shared:
-            K.run_shared(cells, near, geo, side, 1 << 40, *w.tree.arrays()[:-1], w.pool, ip, fp, att, dfn, brd,
-                         w.rng, halt, w.stats)
+            K.run_shared(board, side, 1 << 40, *w.tree.arrays()[:-1], w.pool, ip, fp, ev, w.rng, halt, w.stats)
         else:
-            K.run_iterations(cells, near, geo, side, 1 << 40, *w.tree.arrays(), ip, fp, att, dfn, brd, w.rng,
-                             allowed_arr, halt, w.stats)
+            K.run_iterations(board, side, 1 << 40, *w.tree.arrays(), ip, fp, ev, w.rng, allowed_arr, halt, w.stats)
 
     def _split_pools(self) -> None:
         """Shared tree: the nodes not yet used, half to each thread."""
@@ -384,13 +406,13 @@ class MctsSearcher:
         self.workers[1].pool[:] = (mid, cap)
 
     # ------------------------------------------------------------ trees: reuse, views, proofs
-    def _take_root(self, w: _Worker, cells, geo, side: int, allowed) -> int:
+    def _take_root(self, w: _Worker, board, side: int, allowed) -> int:
         """Re-root ``w``'s tree at the node of this position if it has one, else start fresh.
         Returns the root visits kept (0 = fresh)."""
         tree = w.tree
         node = -1
         if self.config.reuse:
-            node = find_descendant(tree, w.root, cells, geo, side)
+            node = find_descendant(tree, w.root, board, side)
             if node == 0 and w.root.restricted:
                 node = -1  # the old root only has the children an `allowed` set let in
             if node >= 0 and allowed is not None and not self._covers(tree, node, allowed):
@@ -399,7 +421,7 @@ class MctsSearcher:
             tree.reroot(node, any_layout=self.shared)
         else:
             tree.reset()
-        w.root = RootKey(cells.copy(), geo.copy(), side, allowed is not None)
+        w.root = RootKey(board.cells.copy(), board.meta.copy(), side, allowed is not None)
         return int(tree.visits[0]) if node >= 0 else 0
 
     @staticmethod
@@ -523,15 +545,15 @@ class MctsSearcher:
         return gap > left
 
     # ------------------------------------------------------------ Li's minimax rules
-    def _root_minimax(self, cells, near, geo, side, stop, out: MctsOutcome) -> None:
+    def _root_minimax(self, board, side, stop, out: MctsOutcome) -> None:
         """Depth-k minimax from the root; proofs go onto the root children."""
         t0 = time.monotonic()
-        size = cells.shape[0]
-        win = first_five_point(cells, near, geo, side)
-        if win >= 0:
+        size = board.cells.shape[0]
+        buf = np.zeros(int(board.meta[M_WIDTH]) * int(board.meta[M_HEIGHT]) + 1, dtype=np.int32)
+        if win_squares(board, side, buf) > 0:
             # the shortest win first: a depth-k proof would also mark slower wins
             out.minimax_runs += 1
-            self._write_proofs({int(win): 1}, None, near)
+            self._write_proofs({int(buf[0]): 1}, None, board.nbr)
             out.minimax_seconds += time.monotonic() - t0
             return
         moves = np.zeros(size, dtype=np.int64)
@@ -539,7 +561,7 @@ class MctsSearcher:
         depth = self.config.k
         while True:
             counter = np.zeros(2, dtype=np.int64)
-            n = root_values(cells, near, geo, side, depth, moves, values, stop, counter)
+            n = root_values(board, side, depth, moves, values, stop, counter)
             out.minimax_runs += 1
             if n < 0:
                 out.minimax_seconds += time.monotonic() - t0
@@ -552,9 +574,9 @@ class MctsSearcher:
         known = {int(moves[i]): int(values[i]) for i in range(n)}
         far_value = None
         for i in range(n):
-            if near[int(moves[i])] == 0:
+            if board.nbr[int(moves[i])] == 0:
                 far_value = int(values[i])
-        self._write_proofs(known, far_value, near)
+        self._write_proofs(known, far_value, board.nbr)
 
     def _write_proofs(self, known: dict[int, int], far_value, near) -> None:
         """Proofs by square (a far square stands for every far square) onto every tree's root."""
@@ -570,21 +592,19 @@ class MctsSearcher:
         for w in self._owners():
             self._apply(w.tree, moves, proofs, 0, overwrite=True)
 
-    def _child_value(self, cells, near, geo, side, p: int, depth: int, stop) -> int:
+    def _child_value(self, board, side, p: int, depth: int, stop) -> int | None:
         """Depth-``depth`` minimax value for the root side after root move p (None if cut)."""
-        from gomocup_bot.search.board import place, remove, wins_at
-
-        if wins_at(cells, geo, p, side):
+        if wins_now(board, p, side):
             return 1
         counter = np.zeros(2, dtype=np.int64)
-        place(cells, near, geo, p, side)
+        make(board, p, side)
         try:
-            v = sudden(cells, near, geo, 3 - side, depth, stop, counter)
+            v = sudden(board, 3 - side, depth, stop, counter)
         finally:
-            remove(cells, near, geo, p)
+            unmake(board)
         return None if v == UNKNOWN else -int(v)
 
-    def _heuristic_rules(self, cells, near, geo, side, stop, out: MctsOutcome, prune_all: bool) -> None:
+    def _heuristic_rules(self, board, side, stop, out: MctsOutcome, prune_all: bool) -> None:
         """Li's §5.3 rules 1 and 2 over the marked root children (depth k-1 from each child)."""
         t0 = time.monotonic()
         view = self._refresh()
@@ -606,7 +626,7 @@ class MctsSearcher:
             for i in kids:
                 if not (int(view.flags[i]) & K.FL_MARK_DEATH):
                     break
-                v = self._child_value(cells, near, geo, side, int(view.move[i]), depth, stop)
+                v = self._child_value(board, side, int(view.move[i]), depth, stop)
                 out.minimax_runs += 1
                 if v == -1:
                     settle(i, -1)
@@ -615,14 +635,22 @@ class MctsSearcher:
         else:
             for i in top1:
                 if int(view.flags[i]) & K.FL_MARK_DEATH and not (int(view.flags[i]) & K.FL_CHECKED):
-                    v = self._child_value(cells, near, geo, side, int(view.move[i]), depth, stop)
+                    v = self._child_value(board, side, int(view.move[i]), depth, stop)
                     out.minimax_runs += 1
                     settle(i, -1 if v == -1 else 0, K.FL_CHECKED)
         for i in top2:
             if int(view.flags[i]) & K.FL_MARK_WIN and int(view.proven[i]) == 0:
-                v = self._child_value(cells, near, geo, side, int(view.move[i]), depth, stop)
+                v = self._child_value(board, side, int(view.move[i]), depth, stop)
                 out.minimax_runs += 1
                 if v == 1:
                     settle(i, 1)
                     break
         out.minimax_seconds += time.monotonic() - t0
+
+
+def layer_serves(board) -> bool:
+    """Can the pattern layer's classes stand for the position (eval leaves, class priors)? Table
+    boards (k <= 5) under every rule but caro, whose fives depend on both ends -- the boards the
+    PVS covers too."""
+    rule = int(board.meta[M_RULE])
+    return bool(board.meta[M_TABLE]) and rule not in (RULE_CARO, RULE_CARO_EXACT)

@@ -1,4 +1,5 @@
-"""Monte Carlo tree search kernels on flat arrays (numba, no Python objects in the loop).
+"""Monte Carlo tree search kernels on the core board (`core/board.py`: make/unmake, the pattern
+layer, the core's threat helpers) and flat tree arrays (numba, no Python objects in the loop).
 
 One search tree is a struct of arrays (`Tree`); node 0 is the root. A node's children are a
 contiguous block allocated when the node is first expanded, sorted by prior so progressive
@@ -9,10 +10,12 @@ Two modes share the kernel:
 
 * plain (the papers' baseline): every empty square is a child, uniform order, UCB1 with
   c = sqrt(2), random playouts over the whole board, no proofs;
-* improved: candidates within distance 2, priors from the threat-window score mapped into
-  [-1, 1] (Dong & Zhang's H term, bounded as Lim advises), progressive widening, immediate
-  checks at every expansion (a win-in-1 is the only child; a single opponent five-square is the
-  only child), MCTS-solver proofs that propagate up the tree, heavy or depth-limited playouts.
+* improved: candidates within distance 2, priors from a square's threat score mapped into
+  [-1, 1] (the core's line-score `move_score`, or on table boards the pattern layer's threat
+  classes), progressive widening, immediate checks at every expansion (a win-in-1 is the only
+  child; a single opponent five-square is the only child), MCTS-solver proofs that propagate up
+  the tree, and a leaf value from heavy or depth-limited playouts or (``LEAF_EVAL``, table boards)
+  from the PVS's class-count evaluation without any playout.
 
 Each iteration reports the ply (from the root) at which its playout ended, so the driver can
 trigger Li's depth-k minimax (`gomocup_bot.search.driver`).
@@ -25,27 +28,29 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-from gomocup_bot.search.board import (
-    EMPTY,
-    G_H,
-    G_W,
-    first_five_point,
-    five_points,
-    five_points_through,
-    place,
-    remove,
-    row_start,
-    wins_at,
-)
-from gomocup_bot.search.heuristic import board_score, bounded, move_score
-from gomocup_bot.search.board import centre, fouls_apply, is_foul  # renju: expand lists no black fouls
+from gomocup_bot.core.board import make, to_pos, unmake
+from gomocup_bot.core.classes import ATTACK_ORDER, C_FIVE, DEFEND_ORDER
+from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_NMOVES, M_RULE, M_TABLE, M_WIDTH
+from gomocup_bot.core.patterns import evaluate, move_score, sync_patterns
+from gomocup_bot.core.playouts import light_playout, light_work_size
+from gomocup_bot.core.rng import rand_below, rand_unit
+from gomocup_bot.core.rules import is_legal, line_wins
+from gomocup_bot.search.pvs import evaluate as pvs_evaluate
+from gomocup_bot.search.pvs import INF, WIN, WIN_BOUND, find_class
+from gomocup_bot.search.pvs import quiesce as pvs_quiesce
+from gomocup_bot.search.sudden import fouls_apply, win_squares, wins_now
 
 # integer parameters
-I_MODE, I_PLAYOUT, I_PDEPTH, I_TRIGGER_K, I_SAMPLE = 0, 1, 2, 3, 4
+I_MODE, I_PLAYOUT, I_PDEPTH, I_TRIGGER_K, I_SAMPLE, I_LEAF, I_PRIOR, I_QDEPTH = 0, 1, 2, 3, 4, 5, 6, 7
+I_LEN = 8
 MODE_PLAIN, MODE_IMPROVED = 0, 1
 PLAYOUT_RANDOM, PLAYOUT_LIGHT, PLAYOUT_HEAVY, PLAYOUT_DEPTH = 0, 1, 2, 3
+LEAF_PLAYOUT, LEAF_EVAL, LEAF_QUIESCE = 0, 1, 2  # a new leaf's value: a playout, the class-count
+# evaluation, or the PVS's quiescence search (the evaluation after the forced fours)
+PRIOR_SCORE, PRIOR_CLASS = 0, 1  # priors from the line-score `move_score`, or from the threat classes
 # float parameters
-F_C, F_PRIOR_W, F_PW_BASE, F_PW_A, F_PW_B, F_GREEDY, F_EVAL_SCALE, F_PRIOR_SCALE = 0, 1, 2, 3, 4, 5, 6, 7
+F_C, F_PRIOR_W, F_PW_BASE, F_PW_A, F_PW_B, F_GREEDY, F_LAMBDA, F_PRIOR_SCALE, F_EVAL_SCALE = 0, 1, 2, 3, 4, 5, 6, 7, 8
+F_LEN = 10
 # stats
 S_ITER, S_TRIGGER_LOSS, S_TRIGGER_WIN, S_FULL, S_MAXDEPTH = 0, 1, 2, 3, 4
 # node flags
@@ -121,50 +126,31 @@ class Tree:
 
 
 @njit(cache=True, nogil=True)
-def rand_u64(rng):
-    x = rng[0]
-    x ^= (x << np.uint64(13))
-    x ^= (x >> np.uint64(7))
-    x ^= (x << np.uint64(17))
-    rng[0] = x
-    return x
-
-
-@njit(cache=True, nogil=True)
-def rand_below(rng, n):
-    return int(rand_u64(rng) % np.uint64(n))
-
-
-@njit(cache=True, nogil=True)
-def rand_unit(rng):
-    return (rand_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@njit(cache=True, nogil=True)
-def expand(cells, near, geo, node, c, move, first, nch, visits, wsum, prior, proven, flags, count,
-           ip, fp, att, dfn, rng, allowed):
+def expand(b, node, c, move, first, nch, visits, wsum, prior, proven, flags, count, ip, fp, rng, allowed, buf):
     """Create the children of ``node`` (side c to move). Returns False if the tree is full.
 
     ``allowed`` (root only, may be empty) restricts the children to those squares. Under renju
     black's forbidden squares are never children; a five black could only block on one leaves
     every legal move as a child (each then loses to the five, which the solver proves).
     Squares are listed in board order, row by row (the padding around the board is never a move).
+    ``buf``: int32 scratch of at least width*height + 1.
     """
-    w = geo[G_W]
-    h = geo[G_H]
+    w = b.meta[M_WIDTH]
+    h = b.meta[M_HEIGHT]
+    cells = b.cells
     cap = move.shape[0]
     start = count[0]
     n = 0
-    fouls = fouls_apply(geo, c)
+    fouls = fouls_apply(b, c)
     if ip[I_MODE] == MODE_PLAIN:
         for y in range(h):
-            base = row_start(geo, y)
+            base = to_pos(b, 0, y)
             for p in range(base, base + w):
                 if cells[p] != EMPTY:
                     continue
                 if allowed.shape[0] > 0 and not _member(allowed, p):
                     continue
-                if fouls and is_foul(cells, geo, p):
+                if fouls and not is_legal(b, p, c):
                     continue
                 if start + n >= cap:
                     return False
@@ -180,15 +166,14 @@ def expand(cells, near, geo, node, c, move, first, nch, visits, wsum, prior, pro
             prior[start + i] = 0.0
     else:
         forced = -1
-        win = first_five_point(cells, near, geo, c)
-        if win >= 0 and (allowed.shape[0] == 0 or _member(allowed, win)):
-            forced = win
-        else:
-            fbuf = np.empty(2, dtype=np.int64)
-            nf = five_points(cells, near, geo, 3 - c, fbuf)
-            if nf == 1 and (allowed.shape[0] == 0 or _member(allowed, fbuf[0])):
-                if not (fouls and is_foul(cells, geo, fbuf[0])):
-                    forced = fbuf[0]
+        nw = win_squares(b, c, buf)
+        if nw > 0 and (allowed.shape[0] == 0 or _member(allowed, buf[0])):
+            forced = buf[0]
+        elif nw == 0:
+            nf = win_squares(b, 3 - c, buf)
+            if nf == 1 and (allowed.shape[0] == 0 or _member(allowed, buf[0])):
+                if not (fouls and not is_legal(b, buf[0], c)):
+                    forced = buf[0]
         if forced >= 0:
             if start + 1 > cap:
                 return False
@@ -196,37 +181,40 @@ def expand(cells, near, geo, node, c, move, first, nch, visits, wsum, prior, pro
             prior[start] = 1.0
             n = 1
         else:
+            sync_patterns(b)  # k > 5: the move scores read the pattern codes
+            by_class = ip[I_PRIOR] == PRIOR_CLASS
             scores = np.empty(w * h, dtype=np.float64)
             for y in range(h):
-                base = row_start(geo, y)
+                base = to_pos(b, 0, y)
                 for p in range(base, base + w):
-                    if cells[p] != EMPTY or near[p] == 0:
+                    if cells[p] != EMPTY or b.nbr[p] == 0:
                         continue
                     if allowed.shape[0] > 0 and not _member(allowed, p):
                         continue
-                    if fouls and is_foul(cells, geo, p):
+                    if fouls and not is_legal(b, p, c):
                         continue
                     if start + n >= cap:
                         return False
                     move[start + n] = p
-                    scores[n] = move_score(cells, geo, p, c, att, dfn)
+                    scores[n] = class_score(b, c, p) if by_class else move_score(b, c, p)
                     n += 1
             if n == 0:
                 # empty board (or only far squares allowed, or every candidate a renju foul):
-                # every allowed legal empty square
+                # every allowed legal empty square, the centre first
+                centre = to_pos(b, w // 2, h // 2)
                 for y in range(h):
-                    base = row_start(geo, y)
+                    base = to_pos(b, 0, y)
                     for p in range(base, base + w):
                         if cells[p] != EMPTY:
                             continue
                         if allowed.shape[0] > 0 and not _member(allowed, p):
                             continue
-                        if fouls and is_foul(cells, geo, p):
+                        if fouls and not is_legal(b, p, c):
                             continue
                         if start + n >= cap:
                             return False
                         move[start + n] = p
-                        scores[n] = -abs(p - _centre_index(geo))
+                        scores[n] = -abs(p - centre)
                         n += 1
             order = np.argsort(-scores[:n])
             tmp = move[start:start + n].copy()
@@ -237,7 +225,8 @@ def expand(cells, near, geo, node, c, move, first, nch, visits, wsum, prior, pro
             for i in range(n):
                 move[start + i] = tmp[order[i]]
                 # prior in (-1, 1): the best squares near +1, the weakest near -1
-                prior[start + i] = 2.0 * (ts[order[i]] / top) ** fp[F_PRIOR_SCALE] - 1.0
+                s = ts[order[i]]
+                prior[start + i] = 2.0 * (s / top if s > 0.0 else 0.0) ** fp[F_PRIOR_SCALE] - 1.0
     for i in range(n):
         first[start + i] = -1
         nch[start + i] = 0
@@ -251,9 +240,11 @@ def expand(cells, near, geo, node, c, move, first, nch, visits, wsum, prior, pro
     return True
 
 
-@njit(cache=True, nogil=True)
-def _centre_index(geo):
-    return centre(geo)
+@njit(cache=True, nogil=True, forceinline=True)
+def class_score(b, c, p):
+    """Ordering score of c on p from the pattern layer's threat classes (table boards): what the
+    square makes for c plus what it takes from the opponent (the PVS's ordering tables)."""
+    return float(ATTACK_ORDER[b.cls[c - 1, p]] + DEFEND_ORDER[b.cls[2 - c, p]])
 
 
 @njit(cache=True, nogil=True)
@@ -333,145 +324,194 @@ def _update_proof(node, first, nch, proven, flags):
 
 
 @njit(cache=True, nogil=True)
-def playout(cells, near, geo, c, ip, fp, att, dfn, brd, rng, stack, pending):
+def new_scratch(b):
+    """The per-thread work buffers of one kernel call: (int32 square list, int64 empties list and
+    its index, the light playout's line words)."""
+    w = b.meta[M_WIDTH]
+    h = b.meta[M_HEIGHT]
+    size = b.cells.shape[0]
+    return (np.empty(w * h + 1, dtype=np.int32), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
+            np.empty(light_work_size(w, h), dtype=np.uint64))
+
+
+@njit(cache=True, nogil=True)
+def random_playout(b, c, rng, empt):
+    """Li's baseline: uniform moves over every empty square until a win or a full board. Returns
+    (result for c, plies, terminal). Reads nothing but the cells, so it writes only the cells (the
+    keys, layer, hash and neighbourhood would be work for nobody) and clears them again."""
+    cells = b.cells
+    k = b.meta[2]
+    rule = b.meta[M_RULE]
+    dirs = b.dirs
+    ne = 0
+    w = b.meta[M_WIDTH]
+    for y in range(b.meta[M_HEIGHT]):
+        base = to_pos(b, 0, y)
+        for p in range(base, base + w):
+            if cells[p] == EMPTY:
+                empt[ne] = p
+                ne += 1
+    side = c
+    result = 0.0
+    terminal = False
+    left = ne
+    while left > 0:
+        i = rand_below(rng, left)
+        p = empt[i]
+        left -= 1
+        empt[i] = empt[left]
+        empt[left] = p  # the played squares collect at the end, to be cleared
+        won = (line_wins(cells, p, dirs[0], side, k, rule) or line_wins(cells, p, dirs[1], side, k, rule)
+               or line_wins(cells, p, dirs[2], side, k, rule) or line_wins(cells, p, dirs[3], side, k, rule))
+        cells[p] = side
+        if won:
+            result = 1.0 if side == c else -1.0
+            terminal = True
+            break
+        side = 3 - side
+    for j in range(left, ne):
+        cells[empt[j]] = EMPTY
+    return result, ne - left, terminal
+
+
+@njit(cache=True, nogil=True)
+def playout(b, c, ip, fp, rng, scratch):
     """Play from the current position with c to move. Returns (result for c, plies played, terminal).
 
-    Every stone played is pushed on ``stack`` and taken back before returning.
+    Random: `random_playout`. Light: the core's bit-word playout (uniform among squares near a
+    stone). Heavy / depth: win > block a five > with probability ``F_GREEDY`` the best of
+    ``I_SAMPLE`` sampled squares near a stone > a random square near a stone. On table boards the
+    five squares come from the pattern layer's class counts and the samples are scored by their
+    classes (`class_score`: array reads only -- every call that takes the board costs reference
+    counting on its 16 arrays, which made the first port's playouts 1.5 µs a ply). Boards with
+    k > 5 keep no layer (their codes cost a whole-board sync): every kind plays light there;
+    depth playouts stop after ``I_PDEPTH`` plies and score the position with the core's bounded
+    Dong & Zhang evaluation. Every stone is taken back before returning.
     """
     kind = ip[I_PLAYOUT]
-    size = cells.shape[0]
-    depth_cap = size if kind != PLAYOUT_DEPTH else ip[I_PDEPTH]
+    buf, empt, where, work = scratch
+    if kind == PLAYOUT_RANDOM:
+        return random_playout(b, c, rng, empt)
+    if kind == PLAYOUT_LIGHT or not b.meta[M_TABLE]:
+        # k > 5 keeps no pattern layer (its codes cost a whole-board sync): light playouts there
+        winner, plies = light_playout(b, c, rng, work, buf)
+        if winner == 0:
+            return 0.0, plies, False
+        return (1.0 if winner == c else -1.0), plies, True
+    cells = b.cells
+    nbr = b.nbr
+    depth_cap = cells.shape[0] if kind != PLAYOUT_DEPTH else ip[I_PDEPTH]
     sample = ip[I_SAMPLE]
     greedy = fp[F_GREEDY]
-    sp = 0
+    n0 = b.meta[M_NMOVES]
     result = 0.0
     terminal = False
     side = c
-    # empties list for uniform choice
-    empt = np.empty(size, dtype=np.int64)
-    where = np.empty(size, dtype=np.int64)  # position of a square in `empt`, for O(1) removal
     ne = 0
-    w = geo[G_W]
-    for y in range(geo[G_H]):
-        base = row_start(geo, y)
+    w = b.meta[M_WIDTH]
+    for y in range(b.meta[M_HEIGHT]):
+        base = to_pos(b, 0, y)
         for p in range(base, base + w):
             if cells[p] == EMPTY:
                 empt[ne] = p
                 where[p] = ne
                 ne += 1
-    np0 = 0  # pending five-squares of black/white (heavy playouts)
-    np1 = 0
-    if kind >= PLAYOUT_HEAVY:
-        np0 = five_points(cells, near, geo, 1, pending[0])
-        np1 = five_points(cells, near, geo, 2, pending[1])
-        if np0 > pending.shape[1]:
-            np0 = pending.shape[1]
-        if np1 > pending.shape[1]:
-            np1 = pending.shape[1]
+    last = b.stack[n0 - 1] if n0 > 0 else 0
     plies = 0
     while plies < depth_cap and ne > 0:
         p = -1
-        if kind >= PLAYOUT_HEAVY:
-            mine = pending[side - 1]
-            nm = np0 if side == 1 else np1
-            for i in range(nm):
-                q = mine[i]
-                if cells[q] == EMPTY and wins_at(cells, geo, q, side):
+        # the layer's class counts say whether a five square exists (C_FIVE is exact but for
+        # caro's both-ends block, which `wins_now` below then decides)
+        if b.cnt[side - 1, C_FIVE] > 0:
+            p = find_class(b, side - 1, C_FIVE, last)
+        elif b.cnt[2 - side, C_FIVE] > 0:
+            p = find_class(b, 2 - side, C_FIVE, last)
+        if p < 0 and rand_unit(rng) < greedy:
+            best_s = -1.0
+            for t in range(sample):
+                q = _random_near(cells, nbr, empt, ne, rng)
+                s = class_score(b, side, q)
+                if s > best_s:
+                    best_s = s
                     p = q
-                    break
-            if p < 0:
-                theirs = pending[2 - side]
-                nt = np1 if side == 1 else np0
-                for i in range(nt):
-                    q = theirs[i]
-                    if cells[q] == EMPTY and wins_at(cells, geo, q, 3 - side):
-                        p = q
-                        break
-            if p < 0 and rand_unit(rng) < greedy:
-                best_s = -1.0
-                for t in range(sample):
-                    q = _random_near(cells, near, empt, ne, rng)
-                    s = move_score(cells, geo, q, side, att, dfn)
-                    if s > best_s:
-                        best_s = s
-                        p = q
         if p < 0:
-            if kind == PLAYOUT_RANDOM:
-                p = empt[rand_below(rng, ne)]
-            else:
-                p = _random_near(cells, near, empt, ne, rng)
-        # remove p from the empties list
+            p = _random_near(cells, nbr, empt, ne, rng)
         i = where[p]
-        last = empt[ne - 1]
-        empt[i] = last
-        where[last] = i
+        tail = empt[ne - 1]
+        empt[i] = tail
+        where[tail] = i
         ne -= 1
-        won = wins_at(cells, geo, p, side)
-        place(cells, near, geo, p, side)
-        stack[sp] = p
-        sp += 1
+        won = wins_now(b, p, side)
+        make(b, p, side)
+        last = p
         plies += 1
         if won:
             result = 1.0 if side == c else -1.0
             terminal = True
             break
-        if kind >= PLAYOUT_HEAVY:
-            buf = pending[side - 1]
-            if side == 1:
-                np0 = _compact(cells, buf, np0)
-                np0 = five_points_through(cells, geo, p, side, buf, np0)
-                np1 = _compact(cells, pending[1], np1)
-            else:
-                np1 = _compact(cells, buf, np1)
-                np1 = five_points_through(cells, geo, p, side, buf, np1)
-                np0 = _compact(cells, pending[0], np0)
         side = 3 - side
     if not terminal and kind == PLAYOUT_DEPTH and ne > 0:
-        sc = board_score(cells, geo, brd)
-        if side == 1:
-            sc += fp[F_EVAL_SCALE] * 0.25
-        else:
-            sc -= fp[F_EVAL_SCALE] * 0.25
-        v = bounded(sc, fp[F_EVAL_SCALE])
-        result = v if c == 1 else -v
-    for i in range(sp - 1, -1, -1):
-        remove(cells, near, geo, stack[i])
+        v = evaluate(b, side, fp[F_LAMBDA])
+        result = v if side == c else -v
+    while b.meta[M_NMOVES] > n0:
+        unmake(b)
     return result, plies, terminal
 
 
 @njit(cache=True, nogil=True)
-def _compact(cells, buf, n):
-    """Drop filled squares from a pending list."""
-    m = 0
-    for i in range(n):
-        if cells[buf[i]] == EMPTY:
-            buf[m] = buf[i]
-            m += 1
-    return m
+def leaf_value(b, side, ip, fp, ev, rng, scratch):
+    """The value of a new leaf for ``side`` to move: (value, plies to the end, terminal).
+
+    ``LEAF_EVAL`` (table boards): the pattern layer decides what is certain -- a five square of the
+    side wins, two of the opponent lose -- and otherwise the PVS's class-count evaluation, squashed
+    to (-1, 1) (``tanh(v / F_EVAL_SCALE)``; the weights were fitted at 250 units a logit, so 500
+    makes the value 2·P(win) − 1). ``LEAF_QUIESCE`` (table boards): the PVS's quiescence search from
+    the leaf (forced blocks, open fours and four-threes as wins, up to ``I_QDEPTH`` fours played),
+    its mate scores as certain results, the rest squashed the same way; ``ev`` must then be the
+    thread's own work record. ``LEAF_PLAYOUT``: `playout`.
+    """
+    leaf = ip[I_LEAF]
+    if leaf == LEAF_QUIESCE:
+        n = b.meta[M_NMOVES]
+        last = np.int64(b.stack[n - 1]) if n > 0 else np.int64(0)
+        v = pvs_quiesce(b, np.int64(side), np.int64(-INF), np.int64(INF), np.int64(0), np.int64(ip[I_QDEPTH]), last, ev)
+        if v >= WIN_BOUND:
+            return 1.0, WIN - v, True
+        if v <= -WIN_BOUND:
+            return -1.0, WIN + v, True
+        return math.tanh(v / fp[F_EVAL_SCALE]), 0, False
+    if leaf == LEAF_EVAL:
+        me = side - 1
+        if b.cnt[me, C_FIVE] > 0:
+            return 1.0, 1, True
+        if b.cnt[1 - me, C_FIVE] >= 2:
+            return -1.0, 2, True
+        v = pvs_evaluate(b, side, ev)
+        return math.tanh(v / fp[F_EVAL_SCALE]), 0, False
+    return playout(b, side, ip, fp, rng, scratch)
 
 
-@njit(cache=True, nogil=True)
-def _random_near(cells, near, empt, ne, rng):
+@njit(cache=True, nogil=True, forceinline=True)
+def _random_near(cells, nbr, empt, ne, rng):
     for _ in range(24):
         q = empt[rand_below(rng, ne)]
-        if near[q] > 0:
+        if nbr[q] > 0:
             return q
     return empt[rand_below(rng, ne)]
 
 
 @njit(cache=True, nogil=True)
-def run_iterations(cells, near, geo, root_c, n_iter, move, first, nch, visits, wsum, prior,
-                   proven, flags, count, ip, fp, att, dfn, brd, rng, allowed, stop, stats):
+def run_iterations(b, root_c, n_iter, move, first, nch, visits, wsum, prior,
+                   proven, flags, count, ip, fp, ev, rng, allowed, stop, stats):
     """Run up to ``n_iter`` MCTS iterations from the root position on ``cells``.
 
-    Returns the number of iterations run. Stops early on the stop flag or a proven root.
+    Returns the number of iterations run. Stops early on the stop flag or a proven root. ``ev``:
+    the PVS work record whose evaluation weights `leaf_value` reads.
     ``stats[S_TRIGGER_LOSS/WIN]`` count playouts that ended in a loss/win for the root side within
     ``ip[I_TRIGGER_K]`` plies of the root (the root child of such an iteration gets marked).
     """
-    size = cells.shape[0]
-    path = np.empty(size + 2, dtype=np.int64)
-    stack = np.empty(size + 2, dtype=np.int64)
-    pending = np.empty((2, 64), dtype=np.int64)
+    path = np.empty(b.cells.shape[0] + 2, dtype=np.int64)
+    scratch = new_scratch(b)
     trig_k = ip[I_TRIGGER_K]
     improved = ip[I_MODE] == MODE_IMPROVED
     done = 0
@@ -493,8 +533,8 @@ def run_iterations(cells, near, geo, root_c, n_iter, move, first, nch, visits, w
                     break
                 if visits[node] == 0 and node != 0:
                     break  # first visit of a leaf: play out from here
-                ok = expand(cells, near, geo, node, side, move, first, nch, visits, wsum, prior, proven,
-                            flags, count, ip, fp, att, dfn, rng, allowed if node == 0 else allowed[:0])
+                ok = expand(b, node, side, move, first, nch, visits, wsum, prior, proven,
+                            flags, count, ip, fp, rng, allowed if node == 0 else allowed[:0], scratch[0])
                 if not ok:
                     stats[S_FULL] = 1
                     break
@@ -505,8 +545,8 @@ def run_iterations(cells, near, geo, root_c, n_iter, move, first, nch, visits, w
             if ch < 0:
                 break
             p = move[ch]
-            won = wins_at(cells, geo, p, side)
-            place(cells, near, geo, p, side)
+            won = wins_now(b, p, side)
+            make(b, p, side)
             depth += 1
             path[depth] = ch
             node = ch
@@ -530,7 +570,7 @@ def run_iterations(cells, near, geo, root_c, n_iter, move, first, nch, visits, w
             elif first[node] == -2:
                 value = 0.0
             else:
-                r, plies, term = playout(cells, near, geo, side, ip, fp, att, dfn, brd, rng, stack, pending)
+                r, plies, term = leaf_value(b, side, ip, fp, ev, rng, scratch)
                 value = r if side == root_c else -r
                 if term:
                     terminal_ply = depth + plies
@@ -556,7 +596,7 @@ def run_iterations(cells, near, geo, root_c, n_iter, move, first, nch, visits, w
             if improved and d < depth and proven[nd] == 0:
                 _update_proof(nd, first, nch, proven, flags)
             if d > 0:
-                remove(cells, near, geo, move[nd])
+                unmake(b)
         done += 1
     stats[S_ITER] += done
     return done
@@ -632,8 +672,8 @@ def _publish(node, scratch, first, nch):
 
 
 @njit(cache=True, nogil=True)
-def run_shared(cells, near, geo, root_c, n_iter, move, first, nch, visits, wsum, prior, proven, flags,
-               pool, ip, fp, att, dfn, brd, rng, stop, stats):
+def run_shared(b, root_c, n_iter, move, first, nch, visits, wsum, prior, proven, flags,
+               pool, ip, fp, ev, rng, stop, stats):
     """Tree-parallel MCTS: like `run_iterations`, but several threads share one tree.
 
     Numba has no atomics, so the sharing is made safe by construction instead of locks:
@@ -652,16 +692,15 @@ def run_shared(cells, near, geo, root_c, n_iter, move, first, nch, visits, wsum,
 
     The root (node 0) must be expanded before the threads start. Returns the iterations run.
     """
-    size = cells.shape[0]
-    path = np.empty(size + 2, dtype=np.int64)
-    stack = np.empty(size + 2, dtype=np.int64)
-    pending = np.empty((2, 64), dtype=np.int64)
+    cells = b.cells
+    path = np.empty(cells.shape[0] + 2, dtype=np.int64)
+    scratch = new_scratch(b)
     no_allowed = np.zeros(0, dtype=np.int64)
     trig_k = ip[I_TRIGGER_K]
     improved = ip[I_MODE] == MODE_IMPROVED
-    scratch = pool[1] - 1
+    spare = pool[1] - 1
     count = pool[0:1]  # `expand` allocates from pool[0]
-    most = geo[G_W] * geo[G_H]  # children of one node at most (board squares; the padding is never a move)
+    most = b.meta[M_WIDTH] * b.meta[M_HEIGHT]  # children of one node at most (board squares; the padding is never a move)
     done = 0
     for it in range(n_iter):
         if stop[0] != 0 or proven[0] != 0:
@@ -679,16 +718,16 @@ def run_shared(cells, near, geo, root_c, n_iter, move, first, nch, visits, wsum,
                     break
                 if fresh or node == 0:
                     break  # first visit of a leaf: play out from here
-                if count[0] + most + 1 >= scratch:
+                if count[0] + most + 1 >= spare:
                     stats[S_FULL] = 1
                     break
                 first[node] = FIRST_BUSY
-                if not expand(cells, near, geo, scratch, side, move, first, nch, visits, wsum, prior, proven,
-                              flags, count, ip, fp, att, dfn, rng, no_allowed):
+                if not expand(b, spare, side, move, first, nch, visits, wsum, prior, proven,
+                              flags, count, ip, fp, rng, no_allowed, scratch[0]):
                     first[node] = -1
                     stats[S_FULL] = 1
                     break
-                _publish(node, scratch, first, nch)
+                _publish(node, spare, first, nch)
                 if nch[node] == 0:
                     break
             elif first[node] < 0:
@@ -699,8 +738,8 @@ def run_shared(cells, near, geo, root_c, n_iter, move, first, nch, visits, wsum,
             p = move[ch]
             if cells[p] != EMPTY:
                 break  # cannot happen with a published block; never corrupt the board
-            won = wins_at(cells, geo, p, side)
-            place(cells, near, geo, p, side)
+            won = wins_now(b, p, side)
+            make(b, p, side)
             fresh = visits[ch] == 0
             visits[ch] += 1
             wsum[ch] -= VIRTUAL_LOSS
@@ -725,7 +764,7 @@ def run_shared(cells, near, geo, root_c, n_iter, move, first, nch, visits, wsum,
             elif first[node] == FIRST_DRAW:
                 value = 0.0
             else:
-                r, plies, term = playout(cells, near, geo, side, ip, fp, att, dfn, brd, rng, stack, pending)
+                r, plies, term = leaf_value(b, side, ip, fp, ev, rng, scratch)
                 value = r if side == root_c else -r
                 if term:
                     terminal_ply = depth + plies
@@ -750,7 +789,7 @@ def run_shared(cells, near, geo, root_c, n_iter, move, first, nch, visits, wsum,
             if improved and d < depth and proven[nd] == 0:
                 _update_proof(nd, first, nch, proven, flags)
             if d > 0:
-                remove(cells, near, geo, move[nd])
+                unmake(b)
         done += 1
     stats[S_ITER] += done
     return done

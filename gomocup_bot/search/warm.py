@@ -42,39 +42,37 @@ def warm_up(parts: tuple[str, ...] = (PVS, PVS_BIG_K, MCTS, MCTS_PLAIN)) -> None
         PvsSearcher(1 << 16).search(b, 2, stop, soft_deadline=None, hard_deadline=None, max_depth=3)
         analyse(b, 2, stop, None, vct_nodes=500)
     if MCTS in todo or MCTS_PLAIN in todo or MCTS_SHARED in todo:
-        from gomocup_bot.search.board import new_board, place, to_index
+        from gomocup_bot.core.board import board_from_stones
 
-        cells, near, geo = new_board(7, 7)
-        for i, (x, y) in enumerate([(3, 3), (3, 4), (4, 3), (2, 2)]):
-            place(cells, near, geo, to_index(x, y, geo), 1 + i % 2)
+        board = board_from_stones(7, 7, [(3, 3, 1), (3, 4, 2), (4, 3, 1), (2, 2, 2)])
     if MCTS in todo or MCTS_PLAIN in todo:
         from gomocup_bot.search.driver import MctsConfig, MctsSearcher
 
         configs = []
-        if MCTS in todo:
-            configs.append(MctsConfig())
+        if MCTS in todo:  # both leaf kinds: playouts and the class-count evaluation
+            configs += [MctsConfig(), MctsConfig(leaf="eval", prior="class")]
         if MCTS_PLAIN in todo:
             configs.append(MctsConfig.baseline())
         for cfg in configs:
-            MctsSearcher(cfg, 4096).run(cells, near, geo, 1, stop, max_iterations=64)
+            MctsSearcher(cfg, 4096).run(board, 1, stop, max_iterations=64)
         if MCTS in todo:
-            _warm_reuse(cells, near, geo, stop, MctsConfig(reuse=True))
+            _warm_reuse(board, stop, MctsConfig(reuse=True))
     if MCTS_SHARED in todo:
         from gomocup_bot.search.driver import MctsConfig
 
-        _warm_reuse(cells, near, geo, stop, MctsConfig(reuse=True, threads=2, parallel="tree"))
+        _warm_reuse(board, stop, MctsConfig(reuse=True, threads=2, parallel="tree"))
     _done.update(todo)
 
 
-def _warm_reuse(cells, near, geo, stop, cfg) -> None:
+def _warm_reuse(board, stop, cfg) -> None:
     """Two searches a move pair apart: loads the re-rooting kernel too (and the shared-tree ones)."""
     import time
 
-    from gomocup_bot.search.board import place, remove
+    from gomocup_bot.core.board import make, unmake
     from gomocup_bot.search.driver import MctsSearcher
 
     searcher = MctsSearcher(cfg, 1 << 14)
-    out = searcher.run(cells, near, geo, 1, stop, max_iterations=200)
+    out = searcher.run(board, 1, stop, max_iterations=200)
     tree = searcher.tree
     if out.child < 0:
         return
@@ -82,10 +80,10 @@ def _warm_reuse(cells, near, geo, stop, cfg) -> None:
     if f < 0 or n <= 0:
         return
     reply = int(tree.move[f + int(np.argmax(tree.visits[f:f + n]))])
-    place(cells, near, geo, out.move, 1)
-    place(cells, near, geo, reply, 2)
+    make(board, out.move, 1)
+    make(board, reply, 2)
     try:
-        searcher.run(cells, near, geo, 1, stop, hard_deadline=time.monotonic() + 0.01)
+        searcher.run(board, 1, stop, hard_deadline=time.monotonic() + 0.01)
     finally:
-        remove(cells, near, geo, reply)
-        remove(cells, near, geo, out.move)
+        unmake(board)
+        unmake(board)

@@ -10,8 +10,6 @@ from gomocup_bot.engine import BLACK, WHITE, Position, SearchLimits, SearchReque
 from gomocup_bot.engines.full import FullEngine
 from gomocup_bot.engines.mcts_plain import MctsPlainEngine
 from gomocup_bot.engines.minimax import MinimaxEngine
-from gomocup_bot.search.board import board_from_position
-from gomocup_bot.search.sudden import vcf
 from protocol.rules import FREESTYLE as FREESTYLE_RULES
 from tests.search import positions as P
 
@@ -22,10 +20,13 @@ BUDGET = 0.3
 
 def _engines():
     return [FullEngine(), FullEngine(backend="mcts"), MinimaxEngine(tactics=True),
-            FullEngine(backend="mcts", tactics=False), MinimaxEngine()]
+            FullEngine(backend="mcts", tactics=False), MinimaxEngine(),
+            FullEngine(backend="mcts", leaf="eval", prior="class", tactics=False),
+            FullEngine(backend="mcts", leaf="quiesce", prior="class", tactics=False)]
 
 
-ENGINE_IDS = ["full", "full-mcts", "minimax", "mcts-no-root-checks", "minimax-no-root-checks"]
+ENGINE_IDS = ["full", "full-mcts", "minimax", "mcts-no-root-checks", "minimax-no-root-checks",
+              "mcts-eval-no-root-checks", "mcts-quiesce-no-root-checks"]
 
 
 def _ask(engine, pos, budget=BUDGET, **kw):
@@ -71,10 +72,12 @@ def test_opponent_vcf_is_defused(engine):
     res = _ask(engine, pos)
     x, y = res.move
     after = P.from_stones({"X": P.VCF_STONES["X"], "O": P.VCF_STONES["O"] + [(x, y)]}, BLACK)
-    cells, near, geo = board_from_position(after)
-    line = np.full(64, -1, dtype=np.int64)
-    counter = np.zeros(2, dtype=np.int64)
-    assert vcf(cells, near, geo, BLACK, 12, np.zeros(1, dtype=np.int32), counter, line, 0) == 0
+    from gomocup_bot.core.board import board_from_position
+    from gomocup_bot.search.vct import FAIL, ThreatSolver
+
+    b = board_from_position(after)
+    result, _, _ = ThreatSolver(b).run(b, BLACK, vct=False, max_depth=0, max_nodes=2_000_000)
+    assert result == FAIL  # black has no VCF left
 
 
 def test_stop_mid_search_returns_a_legal_move_at_once():

@@ -11,7 +11,7 @@ import pytest
 from gomocup_bot.engine import BLACK, WHITE, SearchLimits, SearchRequest, StopFlag
 from gomocup_bot.engines.full import FullEngine
 from gomocup_bot.search import mcts as K
-from gomocup_bot.search.board import board_from_position
+from gomocup_bot.core.board import board_from_position, copy_board, make, unmake
 from gomocup_bot.search.driver import MctsConfig, MctsSearcher
 from gomocup_bot.search.policy import choose_final, merged_root
 from tests.search import positions as P
@@ -65,9 +65,10 @@ def test_a_proven_win_in_either_tree_decides_the_merged_root():
 
 def test_both_threads_search_and_the_totals_add_up():
     pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
-    cells, near, geo = board_from_position(pos)
+    b = board_from_position(pos)
+    cells = b.cells
     searcher = MctsSearcher(MctsConfig(threads=2), 1 << 20)
-    out = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.5)
+    out = searcher.run(b, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.5)
     trees = [w.tree for w in searcher.workers]
     assert out.threads == 2
     assert all(int(t.visits[0]) > 0 for t in trees)
@@ -80,9 +81,9 @@ def test_both_threads_search_and_the_totals_add_up():
 
 def test_an_iteration_cap_searches_with_one_thread():
     pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
-    cells, near, geo = board_from_position(pos)
+    b = board_from_position(pos)
     searcher = MctsSearcher(MctsConfig(threads=2), 1 << 20)
-    out = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), max_iterations=300)
+    out = searcher.run(b, WHITE, np.zeros(1, dtype=np.int32), max_iterations=300)
     assert out.threads == 1 and 0 < out.iterations <= 300  # the adaptive stop may end it sooner
     assert int(searcher.workers[0].tree.visits[0]) == out.iterations
     assert int(searcher.workers[1].tree.visits[0]) == 0
@@ -144,13 +145,14 @@ def test_two_threads_with_reuse_keep_answering_legally_through_a_game():
 @pytest.mark.parametrize("parallel", ["root", "tree"])
 def test_stop_ends_both_threads_at_once(parallel):
     pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
-    cells, near, geo = board_from_position(pos)
+    b = board_from_position(pos)
+    cells = b.cells
     searcher = MctsSearcher(MctsConfig(threads=2, trigger="none", parallel=parallel), 1 << 20)
     stop = np.zeros(1, dtype=np.int32)
     box = {}
 
     def run():
-        box["out"] = searcher.run(cells, near, geo, WHITE, stop, soft_deadline=time.monotonic() + 30,
+        box["out"] = searcher.run(b, WHITE, stop, soft_deadline=time.monotonic() + 30,
                                   hard_deadline=time.monotonic() + 30)
         box["t"] = time.monotonic()
 
@@ -171,11 +173,10 @@ def test_stop_ends_both_threads_at_once(parallel):
 # ---- tree parallel: one shared tree, two node pools, virtual loss --------------------------------
 
 
-def _check_tree(tree, cells, near, geo, side, node=0, seen=None) -> int:
+def _check_tree(tree, b, side, node=0, seen=None) -> int:
     """Walk the tree from ``node`` on a board copy: every block inside the arrays, no block shared
     by two parents, every move legal where it is played. Returns the nodes reached."""
-    from gomocup_bot.search.board import place, remove
-
+    cells = b.cells
     seen = set() if seen is None else seen
     f, n = int(tree.first[node]), int(tree.nch[node])
     if f < 0 or n <= 0:
@@ -190,20 +191,21 @@ def _check_tree(tree, cells, near, geo, side, node=0, seen=None) -> int:
         assert cells[p] == 0, "a child plays an occupied square"
         if int(tree.visits[i]) == 0:
             continue
-        place(cells, near, geo, p, side)
+        make(b, p, side)
         try:
-            total += _check_tree(tree, cells, near, geo, 3 - side, i, seen)
+            total += _check_tree(tree, b, 3 - side, i, seen)
         finally:
-            remove(cells, near, geo, p)
+            unmake(b)
     return total
 
 
 def test_shared_tree_search_keeps_the_tree_consistent():
     pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
-    cells, near, geo = board_from_position(pos)
+    b = board_from_position(pos)
+    cells = b.cells
     searcher = MctsSearcher(MctsConfig(threads=2, parallel="tree"), 1 << 20)
     assert searcher.shared and searcher.workers[1].tree is searcher.tree
-    out = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.6)
+    out = searcher.run(b, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.6)
     tree = searcher.tree
     assert out.threads == 2 and cells[out.move] == 0
     # both threads expanded nodes, each in its own pool
@@ -212,7 +214,7 @@ def test_shared_tree_search_keeps_the_tree_consistent():
     assert lo0 > 1 and lo1 > hi0
     # the root's visits are the iterations of both threads (a rare lost update aside)
     assert abs(int(tree.visits[0]) - out.iterations) <= 2
-    assert _check_tree(tree, cells.copy(), near.copy(), geo.copy(), WHITE) > 10
+    assert _check_tree(tree, copy_board(b), WHITE) > 10
     # no virtual loss is left behind: every visited node's mean is a real mean, within [-1, 1] --
     # but for the documented lost updates (`run_shared`: no atomics, two threads adding to the same
     # counter at once can lose one add). With both threads on real cores about one run in three
@@ -226,31 +228,29 @@ def test_shared_tree_search_keeps_the_tree_consistent():
 
 
 def test_shared_tree_reroot_keeps_the_subtree():
-    from gomocup_bot.search.board import place
-
     pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
-    cells, near, geo = board_from_position(pos)
+    b = board_from_position(pos)
     searcher = MctsSearcher(MctsConfig(threads=2, parallel="tree", reuse=True), 1 << 20)
-    out = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.6)
+    out = searcher.run(b, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.6)
     tree = searcher.tree
     f, n = int(tree.first[out.child]), int(tree.nch[out.child])
     g = f + int(np.argmax(tree.visits[f:f + n]))
     want = int(tree.visits[g])
     reply = int(tree.move[g])
-    place(cells, near, geo, out.move, WHITE)
-    place(cells, near, geo, reply, BLACK)
-    out2 = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic())
+    make(b, out.move, WHITE)
+    make(b, reply, BLACK)
+    out2 = searcher.run(b, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic())
     assert out2.reused == want > 0
-    assert _check_tree(tree, cells.copy(), near.copy(), geo.copy(), WHITE) > 1
+    assert _check_tree(tree, copy_board(b), WHITE) > 1
 
 
 def test_compact_any_equals_the_subtree_in_breadth_first_order():
     from tests.search.test_tree_reuse import _size, _subtree
 
     pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
-    cells, near, geo = board_from_position(pos)
+    b = board_from_position(pos)
     searcher = MctsSearcher(MctsConfig(threads=2, parallel="tree"), 1 << 20)
-    out = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.6)
+    out = searcher.run(b, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.6)
     tree = searcher.tree
     before = _subtree(tree, out.child)
     count = tree.reroot(out.child, any_layout=True)

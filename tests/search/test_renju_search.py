@@ -34,7 +34,8 @@ from gomocup_bot.search.board import (
 )
 from gomocup_bot.search.driver import MctsConfig, MctsSearcher
 from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
-from gomocup_bot.search.sudden import root_values, sudden, vcf
+from gomocup_bot.search.sudden import root_values, sudden
+from gomocup_bot.search.sudden_old import vcf
 from protocol.rules import FREESTYLE, RENJU
 from tests.search import threat_solver
 
@@ -108,8 +109,7 @@ def _search_vcf(pos, attacker, depth=20):
 
 
 def _sudden(pos, side, d):
-    cells, near, geo = board_from_position(pos)
-    return sudden(cells, near, geo, side, d, np.zeros(1, dtype=np.int32), np.zeros(2, dtype=np.int64))
+    return sudden(CB.board_from_position(pos), side, d, np.zeros(1, dtype=np.int32), np.zeros(2, dtype=np.int64))
 
 
 def _pvs(b, side, depth):
@@ -362,9 +362,8 @@ def test_e_move_generators_leave_out_exactly_the_fouls(pos):
         if not b.cnt[2 - side, K.C_FLEX4] and not b.cnt[2 - side, K.C_FIVE]:  # no forced replies: every move
             assert listed == cands - forb
         vals = np.zeros(size, dtype=np.int64)
-        m = root_values(cells, near, geo, side, 2, moves, vals, np.zeros(1, dtype=np.int32),
-                        np.zeros(2, dtype=np.int64))
-        listed = {int(q) for q in moves[:m] if near[q] > 0}
+        m = root_values(b, side, 2, moves, vals, np.zeros(1, dtype=np.int32), np.zeros(2, dtype=np.int64))
+        listed = {int(q) for q in moves[:m] if b.nbr[q] > 0}
         assert listed == cands - forb
         legal = sorted(cands - forb)
         p = rng.choice(legal)
@@ -424,9 +423,8 @@ def _assert_no_foul_children(tree, pos, cap=150) -> int:
 
 @pytest.mark.parametrize("pos", MIDDLEGAMES[:4], ids=[f"game{i}" for i in range(4)])
 def test_e_mcts_tree_holds_no_foul_at_any_depth(pos):
-    cells, near, geo = board_from_position(pos)
     searcher = MctsSearcher(MctsConfig(), 200_000)
-    out = searcher.run(cells, near, geo, BLACK, np.zeros(1, dtype=np.int32), max_iterations=3000)
+    out = searcher.run(CB.board_from_position(pos), BLACK, np.zeros(1, dtype=np.int32), max_iterations=3000)
     tree = searcher.tree
     b = CB.board_from_position(pos)
     assert int(tree.move[out.child]) not in _core_forbidden(b)
@@ -438,21 +436,21 @@ def test_e_mcts_tree_holds_no_foul_at_any_depth(pos):
 @pytest.mark.parametrize("variant", [dict(threads=2), dict(threads=2, parallel="tree")], ids=["root", "tree"])
 def test_e_two_thread_mcts_trees_hold_no_foul(variant):
     pos = MIDDLEGAMES[4]  # an open game (games 0-2 and 5 hold a black VCF, their trees stay narrow)
-    cells, near, geo = board_from_position(pos)
+    b = CB.board_from_position(pos)
     searcher = MctsSearcher(MctsConfig(**variant), 200_000)
-    out = searcher.run(cells, near, geo, BLACK, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.6)
-    assert out.threads == 2 and cells[out.move] == 0
+    out = searcher.run(b, BLACK, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.6)
+    assert out.threads == 2 and b.cells[out.move] == 0
     assert out.move not in _core_forbidden(CB.board_from_position(pos))
     trees = [searcher.tree] if variant.get("parallel") == "tree" else [w.tree for w in searcher.workers]
     assert sum(_assert_no_foul_children(t, pos) for t in trees) >= 5
 
 
-def _after(pos, moves, geo) -> Position:
-    """``pos`` with the search-index ``moves`` played in turn."""
+def _after(pos, moves, b) -> Position:
+    """``pos`` with the core-board-index ``moves`` played in turn."""
     colour = pos.to_move
     stones = list(pos.stones)
     for p in moves:
-        x, y = to_xy(p, geo)
+        x, y = int(CB.pos_x(b, p)), int(CB.pos_y(b, p))
         stones.append((x, y, colour))
         colour = 3 - colour
     return Position(pos.width, pos.height, pos.rules, tuple(stones), colour, pos.win_length)
@@ -464,27 +462,28 @@ def _after(pos, moves, geo) -> Position:
 @pytest.mark.parametrize("variant", [dict(), dict(threads=2, parallel="tree")], ids=["one-thread", "tree-parallel"])
 def test_e_reused_mcts_tree_holds_no_foul_after_rerooting(variant):
     pos = MIDDLEGAMES[3]  # an open game: the kept subtree is wide
-    cells, near, geo = board_from_position(pos)
+    b = CB.board_from_position(pos)
+    cells = b.cells
     searcher = MctsSearcher(MctsConfig(reuse=True, **variant), 400_000)
     stop = np.zeros(1, dtype=np.int32)
-    out = searcher.run(cells, near, geo, BLACK, stop, hard_deadline=time.monotonic() + 0.6)
+    out = searcher.run(b, BLACK, stop, hard_deadline=time.monotonic() + 0.6)
     tree = searcher.tree
     f, n = int(tree.first[out.child]), int(tree.nch[out.child])
     assert f >= 0 and n > 0
     reply_node = f + int(np.argmax(tree.visits[f:f + n]))
     reply = int(tree.move[reply_node])
     kept_visits = int(tree.visits[reply_node])
-    place(cells, near, geo, out.move, BLACK)
-    place(cells, near, geo, reply, WHITE)
-    pos2 = _after(pos, [out.move, reply], geo)
-    assert (board_from_position(pos2)[0] == cells).all()
-    out2 = searcher.run(cells, near, geo, BLACK, stop, hard_deadline=time.monotonic() + 0.3)
+    CB.make(b, out.move, BLACK)
+    CB.make(b, reply, WHITE)
+    pos2 = _after(pos, [out.move, reply], b)
+    assert (CB.board_from_position(pos2).cells == cells).all()
+    out2 = searcher.run(b, BLACK, stop, hard_deadline=time.monotonic() + 0.3)
     assert out2.reused == kept_visits > 0  # the exact subtree was kept
     assert out2.move not in _core_forbidden(CB.board_from_position(pos2)) and cells[out2.move] == 0
     tree = searcher.tree
     kids = {int(tree.move[i]) for i in range(int(tree.first[0]), int(tree.first[0]) + int(tree.nch[0]))}
     fresh = MctsSearcher(MctsConfig(), 50_000)
-    fresh.run(*board_from_position(pos2), BLACK, stop, max_iterations=1)
+    fresh.run(CB.board_from_position(pos2), BLACK, stop, max_iterations=1)
     ft = fresh.tree
     assert kids == {int(ft.move[i]) for i in range(int(ft.first[0]), int(ft.first[0]) + int(ft.nch[0]))}
     assert _assert_no_foul_children(tree, pos2) >= 3

@@ -1,4 +1,4 @@
-"""Li's level-k minimax and the VCF solver against known answers and an exhaustive reference."""
+"""Li's level-k minimax on the core board against known answers and an exhaustive reference."""
 from __future__ import annotations
 
 import random
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from gomocup_bot.engine import BLACK, WHITE
-from gomocup_bot.search.board import board_from_position, to_index, to_xy
-from gomocup_bot.search.sudden import root_values, sudden, vcf
+from gomocup_bot.core.board import board_from_position, pos_x, pos_y
+from gomocup_bot.search.sudden import root_values, sudden
 from tests.search import positions as P
 
 
@@ -16,25 +16,31 @@ def _stop():
     return np.zeros(1, dtype=np.int32), np.zeros(2, dtype=np.int64)
 
 
+def _xy(b, p):
+    return int(pos_x(b, p)), int(pos_y(b, p))
+
+
 def _values(pos, side, depth):
-    cells, near, geo = board_from_position(pos)
-    size = cells.shape[0]
+    b = board_from_position(pos)
+    size = b.cells.shape[0]
     moves = np.zeros(size, dtype=np.int64)
     values = np.zeros(size, dtype=np.int64)
     stop, counter = _stop()
-    n = root_values(cells, near, geo, side, depth, moves, values, stop, counter)
+    n = root_values(b, side, depth, moves, values, stop, counter)
     assert n > 0
-    return {to_xy(int(moves[i]), geo): int(values[i]) for i in range(n)}, (cells, near, geo)
+    return {_xy(b, int(moves[i])): int(values[i]) for i in range(n)}, b
 
 
 def test_open_three_is_a_level4_sudden_death_with_exactly_the_two_blocks():
     pos = P.parse(P.OPEN_THREE, WHITE)
-    vals, (cells, near, geo) = _values(pos, WHITE, 4)
+    vals, b = _values(pos, WHITE, 4)
     saving = {m for m, v in vals.items() if v >= 0}
     assert saving == P.OPEN_THREE_DEFENCES
+    cells = b.cells.copy()
     stop, counter = _stop()
-    assert sudden(cells, near, geo, WHITE, 2, stop, counter) == 0  # nothing within 2 plies
-    assert sudden(cells, near, geo, BLACK, 3, stop, counter) == 1  # X to move: level-3 win
+    assert sudden(b, WHITE, 2, stop, counter) == 0  # nothing within 2 plies
+    assert sudden(b, BLACK, 3, stop, counter) == 1  # X to move: level-3 win
+    assert (b.cells == cells).all() and int(b.meta[6]) == len(pos.stones)  # the board is restored
 
 
 def test_block_five_is_a_level2_sudden_death():
@@ -49,68 +55,10 @@ def test_win_in_one_is_a_level1_sudden_win():
     assert {m for m, v in vals.items() if v == 1} == P.WIN_IN_1_ANSWERS
 
 
-def test_vcf_found_for_attacker_and_not_before_it_exists():
-    pos = P.from_stones(P.VCF_STONES, BLACK)
-    cells, near, geo = board_from_position(pos)
-    stop, counter = _stop()
-    line = np.full(64, -1, dtype=np.int64)
-    assert vcf(cells, near, geo, BLACK, 10, stop, counter, line, 0) == 1
-    _replay_vcf(pos, [to_xy(int(v), geo) if v >= 0 else None for v in line])
-    assert to_xy(int(line[0]), geo) in P.VCF_FIRST_MOVES
-    # one attacking move is not enough: no level-3 win, but a level-5 one
-    assert sudden(cells, near, geo, BLACK, 3, stop, counter) == 0
-    assert sudden(cells, near, geo, BLACK, 5, stop, counter) == 1
-    # the defender has no VCF of its own
-    assert vcf(cells, near, geo, WHITE, 10, stop, counter, line, 0) == 0
-    # a depth-1 VCF (one four) does not reach the win
-    assert vcf(cells, near, geo, BLACK, 1, stop, counter, line, 0) == 0
-
-
-def _replay_vcf(pos, line):
-    """Check a VCF line with the plain-Python reference: every attacking move is a four whose only
-    five-square is the recorded reply, and the last one leaves two five-squares (or is a five)."""
-    w, h, k = pos.width, pos.height, pos.win_length
-    grid = [[0] * w for _ in range(h)]
-    for x, y, c in pos.stones:
-        grid[y][x] = c
-    att = pos.to_move
-    i = 0
-    while True:
-        p, q = line[i], line[i + 1]
-        assert p is not None
-        x, y = p
-        assert grid[y][x] == 0
-        if _ref_wins(grid, w, h, x, y, att, k):
-            return
-        assert not any(_ref_wins(grid, w, h, xx, yy, 3 - att, k)
-                       for yy in range(h) for xx in range(w) if grid[yy][xx] == 0), "defender wins first"
-        grid[y][x] = att
-        fives = {(xx, yy) for yy in range(h) for xx in range(w)
-                 if grid[yy][xx] == 0 and _ref_wins(grid, w, h, xx, yy, att, k)}
-        if q is None:
-            assert len(fives) >= 2
-            return
-        assert fives == {q}
-        grid[q[1]][q[0]] = 3 - att
-        i += 2
-
-
-def test_vcf_respects_the_node_budget():
-    pos = P.from_stones(P.VCF_STONES, BLACK)
-    cells, near, geo = board_from_position(pos)
-    stop = np.zeros(1, dtype=np.int32)
-    counter = np.array([0, 2], dtype=np.int64)
-    line = np.full(64, -1, dtype=np.int64)
-    assert vcf(cells, near, geo, BLACK, 10, stop, counter, line, 0) == 2  # UNKNOWN
-    stop[0] = 1
-    counter[:] = 0
-    assert sudden(cells, near, geo, BLACK, 4, stop, counter) == 2
-
-
 # ---------------------------------------------------------------- exhaustive cross-check
 
 
-def _ref_wins(grid, w, h, x, y, c, k):
+def _ref_wins(grid, w, h, x, y, c, k, exact=False):
     for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
         n = 1
         for sgn in (1, -1):
@@ -119,12 +67,12 @@ def _ref_wins(grid, w, h, x, y, c, k):
                 n += 1
                 xx += sgn * dx
                 yy += sgn * dy
-        if n >= k:
+        if n == k or (n > k and not exact):
             return True
     return False
 
 
-def _ref_minimax(grid, w, h, c, d, k):
+def _ref_minimax(grid, w, h, c, d, k, exact=False):
     """Full-width level-d minimax (Li §4.1), plain Python: +1 win, -1 loss, 0 otherwise."""
     if d == 0:
         return 0
@@ -135,10 +83,10 @@ def _ref_minimax(grid, w, h, c, d, k):
             if grid[y][x]:
                 continue
             any_move = True
-            if _ref_wins(grid, w, h, x, y, c, k):
+            if _ref_wins(grid, w, h, x, y, c, k, exact):
                 return 1
             grid[y][x] = c
-            v = -_ref_minimax(grid, w, h, 3 - c, d - 1, k)
+            v = -_ref_minimax(grid, w, h, 3 - c, d - 1, k, exact)
             grid[y][x] = 0
             if v > best:
                 best = v
@@ -172,11 +120,11 @@ def test_level_k_minimax_equals_full_width_reference(seed):
     k = 4
     grid, pos = _random_position(rng, w, h, k, 6 + seed % 5)
     side = pos.to_move
-    cells, near, geo = board_from_position(pos, k=k)
+    b = board_from_position(pos)
     stop, counter = _stop()
     for d in (1, 2, 3):
         expect = _ref_minimax(grid, w, h, side, d, k)
-        assert sudden(cells, near, geo, side, d, stop, counter) == expect, (seed, d)
+        assert sudden(b, side, d, stop, counter) == expect, (seed, d)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -186,6 +134,39 @@ def test_level4_minimax_equals_full_width_reference_small_board(seed):
     k = 4
     grid, pos = _random_position(rng, w, h, k, 8)
     side = pos.to_move
-    cells, near, geo = board_from_position(pos, k=k)
+    b = board_from_position(pos)
     stop, counter = _stop()
-    assert sudden(cells, near, geo, side, 4, stop, counter) == _ref_minimax(grid, w, h, side, 4, k)
+    assert sudden(b, side, 4, stop, counter) == _ref_minimax(grid, w, h, side, 4, k)
+
+
+def test_a_node_budget_or_the_stop_flag_cuts_the_search_and_restores_the_board():
+    pos = P.from_stones(P.VCF_STONES, BLACK)
+    b = board_from_position(pos)
+    cells = b.cells.copy()
+    stop = np.zeros(1, dtype=np.int32)
+    counter = np.array([0, 3], dtype=np.int64)
+    assert sudden(b, BLACK, 5, stop, counter) == 2  # UNKNOWN
+    stop[0] = 1
+    counter[:] = 0
+    assert sudden(b, BLACK, 4, stop, counter) == 2
+    assert (b.cells == cells).all()
+    stop[0] = 0
+    assert sudden(b, BLACK, 5, stop, counter) == 1  # the VCF of these stones is a level-5 win
+    assert sudden(b, BLACK, 3, stop, counter) == 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_level_k_minimax_on_the_exact_rule_equals_the_reference(seed):
+    """Exact five (k = 4 here): an overline does not win, on both sides."""
+    from gomocup_bot.engine import Position
+    from protocol.rules import Rules
+
+    rng = random.Random(300 + seed)
+    w = h = 6
+    k = 4
+    grid, pos = _random_position(rng, w, h, k, 7 + seed % 4)
+    pos = Position(w, h, Rules(exact_five=True), pos.stones, pos.to_move, k)
+    b = board_from_position(pos)
+    stop, counter = _stop()
+    for d in (1, 2, 3):
+        assert sudden(b, pos.to_move, d, stop, counter) == _ref_minimax(grid, w, h, pos.to_move, d, k, exact=True), (seed, d)

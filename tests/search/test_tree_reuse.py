@@ -8,14 +8,18 @@ import numpy as np
 from gomocup_bot.engine import BLACK, WHITE, Position, SearchLimits, SearchRequest, StopFlag
 from gomocup_bot.engines.full import FullEngine
 from gomocup_bot.search import mcts as K
-from gomocup_bot.search.board import board_from_position, place, remove, to_xy
+from gomocup_bot.core.board import board_from_position, make, pos_x, pos_y, unmake
 from gomocup_bot.search.driver import MctsConfig, MctsSearcher
 from tests.search import positions as P
 
 
 def _open_three():
     pos = P.parse(P.padded(P.OPEN_THREE), WHITE)
-    return pos, *board_from_position(pos)
+    return pos, board_from_position(pos)
+
+
+def to_xy(p, b):
+    return int(pos_x(b, p)), int(pos_y(b, p))
 
 
 def _most_visited_child(tree, node: int) -> int:
@@ -35,14 +39,14 @@ def _size(sub) -> int:
 
 
 def _searched(threads: int = 1, iterations: int = 2500):
-    pos, cells, near, geo = _open_three()
+    pos, b = _open_three()
     searcher = MctsSearcher(MctsConfig(reuse=True, threads=threads), 1 << 20)
-    out = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), max_iterations=iterations)
-    return pos, cells, near, geo, searcher, out
+    out = searcher.run(b, WHITE, np.zeros(1, dtype=np.int32), max_iterations=iterations)
+    return pos, b, searcher, out
 
 
 def test_reroot_keeps_exactly_the_subtree_with_its_statistics():
-    _, _, _, _, searcher, out = _searched()
+    _, _, searcher, out = _searched()
     tree = searcher.tree
     grandchild = _most_visited_child(tree, out.child)
     before = _subtree(tree, grandchild)
@@ -54,20 +58,20 @@ def test_reroot_keeps_exactly_the_subtree_with_its_statistics():
 
 
 def test_after_a_move_pair_the_root_is_the_old_grandchild():
-    _, cells, near, geo, searcher, out = _searched()
+    _, b, searcher, out = _searched()
     tree = searcher.tree
     ours = int(tree.move[out.child])
     g = _most_visited_child(tree, out.child)
     reply, g_visits = int(tree.move[g]), int(tree.visits[g])
-    place(cells, near, geo, ours, WHITE)
-    place(cells, near, geo, reply, BLACK)
-    out2 = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), max_iterations=1)
+    make(b, ours, WHITE)
+    make(b, reply, BLACK)
+    out2 = searcher.run(b, WHITE, np.zeros(1, dtype=np.int32), max_iterations=1)
     assert out2.reused == g_visits > 0
     assert int(searcher.tree.visits[0]) == g_visits + 1  # plus the one new iteration
 
 
 def test_reuse_is_found_through_any_number_of_plies():
-    _, cells, near, geo, searcher, out = _searched(iterations=4000)
+    _, b, searcher, out = _searched(iterations=4000)
     tree = searcher.tree
     node, side, path = out.child, WHITE, []
     for _ in range(3):  # our move, the reply, our next move: the opponent is to move afterwards
@@ -76,44 +80,44 @@ def test_reuse_is_found_through_any_number_of_plies():
         node = _most_visited_child(tree, node) if len(path) < 3 else node
     expect = int(tree.visits[node])
     for p, c in path:
-        place(cells, near, geo, p, c)
-    out2 = searcher.run(cells, near, geo, BLACK, np.zeros(1, dtype=np.int32), max_iterations=1)
+        make(b, p, c)
+    out2 = searcher.run(b, BLACK, np.zeros(1, dtype=np.int32), max_iterations=1)
     assert out2.reused == expect > 0
 
 
 def test_a_different_history_and_a_takeback_start_fresh():
-    _, cells, near, geo, searcher, out = _searched()
+    _, b, searcher, out = _searched()
     tree = searcher.tree
     ours = int(tree.move[out.child])
     # the opponent answers on a square the tree never played after our move (a far one)
     f, n = int(tree.first[out.child]), int(tree.nch[out.child])
     tried = {int(tree.move[i]) for i in range(f, f + n)}
-    other = next(p for p in range(cells.shape[0]) if cells[p] == 0 and p != ours and p not in tried)
-    place(cells, near, geo, ours, WHITE)
-    place(cells, near, geo, other, BLACK)
-    fresh = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), max_iterations=50)
+    other = next(p for p in range(b.cells.shape[0]) if b.cells[p] == 0 and p != ours and p not in tried)
+    make(b, ours, WHITE)
+    make(b, other, BLACK)
+    fresh = searcher.run(b, WHITE, np.zeros(1, dtype=np.int32), max_iterations=50)
     assert fresh.reused == 0
     assert int(searcher.tree.visits[0]) == fresh.iterations  # nothing but this search
     # take both moves back: the position is no descendant of the last root
-    remove(cells, near, geo, other)
-    remove(cells, near, geo, ours)
-    back = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), max_iterations=50)
+    unmake(b)
+    unmake(b)
+    back = searcher.run(b, WHITE, np.zeros(1, dtype=np.int32), max_iterations=50)
     assert back.reused == 0
-    assert cells[back.move] == 0
+    assert b.cells[back.move] == 0
 
 
 def test_proven_nodes_stay_proven_after_reroot():
     pos = P.from_stones(P.VCF_STONES, BLACK)
-    cells, near, geo = board_from_position(pos)
+    b = board_from_position(pos)
     searcher = MctsSearcher(MctsConfig(reuse=True), 1 << 20)
-    out = searcher.run(cells, near, geo, BLACK, np.zeros(1, dtype=np.int32), max_iterations=3000)
+    out = searcher.run(b, BLACK, np.zeros(1, dtype=np.int32), max_iterations=3000)
     tree = searcher.tree
-    assert out.proven_root == 1 and to_xy(out.move, geo) in P.VCF_FIRST_MOVES
+    assert out.proven_root == 1 and to_xy(out.move, b) in P.VCF_FIRST_MOVES
     block = _most_visited_child(tree, out.child)  # white's only answer to the four
     assert int(tree.proven[block]) == -1  # proven lost for white, who played it
-    place(cells, near, geo, out.move, BLACK)
-    place(cells, near, geo, int(tree.move[block]), WHITE)
-    out2 = searcher.run(cells, near, geo, BLACK, np.zeros(1, dtype=np.int32), max_iterations=3000)
+    make(b, out.move, BLACK)
+    make(b, int(tree.move[block]), WHITE)
+    out2 = searcher.run(b, BLACK, np.zeros(1, dtype=np.int32), max_iterations=3000)
     assert out2.reused > 0
     assert int(searcher.tree.proven[0]) == -1  # still a win for black, the side to move
     assert out2.stopped_by == "proven" and out2.iterations == 0  # nothing left to search
@@ -123,13 +127,15 @@ def test_proven_nodes_stay_proven_after_reroot():
 def test_two_trees_are_both_reused():
     import time
 
-    pos, cells, near, geo = _open_three()
+    pos, b = _open_three()
     searcher = MctsSearcher(MctsConfig(reuse=True, threads=2), 1 << 20)
-    out = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.5)
+    out = searcher.run(b, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic() + 0.5)
     assert out.threads == 2
     ours = out.move
-    main = searcher.tree
-    reply = int(main.move[_most_visited_child(main, out.child)])
+    # the reply the trees explored most (on a loaded machine the main thread, which also runs the
+    # minimax, may not have expanded our move yet)
+    best = max(searcher.workers, key=lambda w: int(w.tree.visits[searcher.child_index(w.tree, ours)]))
+    reply = int(best.tree.move[_most_visited_child(best.tree, searcher.child_index(best.tree, ours))])
     expect = 0
     for w in searcher.workers:
         c = searcher.child_index(w.tree, ours)
@@ -137,9 +143,9 @@ def test_two_trees_are_both_reused():
         hit = [i for i in range(f, f + n) if int(w.tree.move[i]) == reply] if f >= 0 else []
         expect += int(w.tree.visits[hit[0]]) if hit else 0
     assert int(searcher.workers[1].tree.visits[0]) > 0  # the helper did search
-    place(cells, near, geo, ours, WHITE)
-    place(cells, near, geo, reply, BLACK)
-    out2 = searcher.run(cells, near, geo, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic())
+    make(b, ours, WHITE)
+    make(b, reply, BLACK)
+    out2 = searcher.run(b, WHITE, np.zeros(1, dtype=np.int32), hard_deadline=time.monotonic())
     assert out2.reused == expect > 0
 
 
@@ -161,8 +167,8 @@ def test_engine_reuses_within_a_game_and_forgets_on_new_game():
     assert _summary_reused(engine, pos) == 0
     tree = engine._mcts.tree
     reply_node = _most_visited_child(tree, _most_visited_child(tree, 0))
-    mine, theirs = to_xy(int(tree.move[_most_visited_child(tree, 0)]), engine._mcts.workers[0].root.geo), \
-        to_xy(int(tree.move[reply_node]), engine._mcts.workers[0].root.geo)
+    b = board_from_position(pos)
+    mine, theirs = to_xy(int(tree.move[_most_visited_child(tree, 0)]), b), to_xy(int(tree.move[reply_node]), b)
     nxt = Position(15, 15, FREESTYLE, tuple(stones + [(*mine, BLACK), (*theirs, WHITE)]), BLACK)
     assert _summary_reused(engine, nxt) > 0
     engine.new_game(15, 15, FREESTYLE)
