@@ -199,13 +199,13 @@ def test_the_walker_sees_local_relative_and_dynamic_imports() -> None:
     that break a direction are each reported."""
     bad = {
         "gomocup_bot.core.board": "def f():\n    from gomocup_bot.search import board\n",
-        "gomocup_bot.search.board": "from ..brain import runner\n",
+        "gomocup_bot.search.layer": "from ..brain import runner\n",
         "protocol.rules": "import importlib\nX = importlib.import_module('gomocup_bot.engines')\n",
         "tournament.engines": "def g():\n    import gomocup_bot.brain.runner\n",
     }
     found = violations(bad)
     assert any("core/board.py:2: gomocup_bot.core.board (gomocup_bot.core) imports gomocup_bot.search" in p for p in found), found
-    assert any("search/board.py:1: gomocup_bot.search.board (gomocup_bot.search) imports gomocup_bot.brain" in p for p in found), found
+    assert any("search/layer.py:1: gomocup_bot.search.layer (gomocup_bot.search) imports gomocup_bot.brain" in p for p in found), found
     assert any("protocol/rules.py:2: protocol.rules (protocol) imports gomocup_bot.engines" in p for p in found), found
     assert any("tournament/engines.py:2: tournament.engines (tournament) imports gomocup_bot.brain.runner" in p for p in found), found
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from gomocup_bot.engine import Move, SearchInfo, SearchRequest, SearchResult
-from gomocup_bot.search.board import board_from_position, centre, foul_points, to_index, to_xy
 
 log = logging.getLogger(__name__)
 
@@ -22,12 +21,14 @@ MB = 1024 * 1024
 BASE_PROCESS_BYTES = 170 * MB
 
 
-def renju_fouls(cells, geo) -> set[int]:
-    """Black's forbidden squares (search indices = core indices), by the core's exact renju check
-    run on the search's own cells (same layout); empty unless the rule is renju."""
+def renju_fouls(board) -> set[int]:
+    """Black's forbidden squares on core board ``board``, by the core's exact renju check; empty
+    unless the rule is renju."""
+    from gomocup_bot.core.rules import forbidden_points
+
     try:
-        out = np.zeros(int(geo[0]) * int(geo[1]) + 1, dtype=np.int64)
-        n = foul_points(cells, geo, out)
+        out = np.zeros(int(board.cells.shape[0]), dtype=np.int32)
+        n = forbidden_points(board, out)
         return {int(q) for q in out[:n]}
     except Exception:  # noqa: BLE001 -- a core failure must not cost the move; log it loudly
         log.exception("renju foul check failed; black's fouls are not filtered this move")
@@ -64,24 +65,32 @@ def memory_split(max_memory: int) -> tuple[int, int]:
 
 
 class BoardView:
-    """The padded board of one request plus conversions both ways."""
+    """The request's position on the core board (the one board every search uses), its squares as
+    the kernels index them, and conversions both ways."""
 
     def __init__(self, request: SearchRequest) -> None:
+        from gomocup_bot.core.board import board_from_position
+        from gomocup_bot.core.constants import M_PAD, M_STRIDE
+
         pos = request.position
         self.position = pos
         self.side = pos.to_move
-        self.cells, self.near, self.geo = board_from_position(pos)
-        self.excluded = {to_index(x, y, self.geo) for x, y in request.excluded
+        self.board = board_from_position(pos)
+        self.cells, self.near = self.board.cells, self.board.nbr
+        # plain-Python index arithmetic (`core.board.to_pos`'s): no kernel call per conversion
+        self._pad, self._stride = int(self.board.meta[M_PAD]), int(self.board.meta[M_STRIDE])
+        self.excluded = {self.index((x, y)) for x, y in request.excluded
                          if 0 <= x < pos.width and 0 <= y < pos.height}
         # renju: black's fouls are illegal, not merely avoided (judged by the engine core)
-        self.forbidden = renju_fouls(self.cells, self.geo) if (pos.rules.renju and self.side == 1) else set()
+        self.forbidden = renju_fouls(self.board) if (pos.rules.renju and self.side == 1) else set()
         self.excluded |= self.forbidden
 
     def index(self, move: Move) -> int:
-        return to_index(move[0], move[1], self.geo)
+        return (int(move[1]) + self._pad) * self._stride + int(move[0]) + self._pad
 
     def xy(self, p: int) -> Move:
-        return to_xy(int(p), self.geo)
+        y, x = divmod(int(p), self._stride)
+        return x - self._pad, y - self._pad
 
     def is_legal(self, p: int) -> bool:
         return 0 <= p < self.cells.shape[0] and int(self.cells[p]) == 0 and p not in self.forbidden
@@ -92,7 +101,7 @@ class BoardView:
         if not empties:
             return -1
         allowed = [p for p in empties if p not in self.excluded] or empties
-        c = int(centre(self.geo))
+        c = self.index((self.position.width // 2, self.position.height // 2))
         if c in allowed:
             return c
         near = [p for p in allowed if self.near[p] > 0]

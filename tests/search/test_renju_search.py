@@ -23,19 +23,10 @@ from gomocup_bot.engines.full import FullEngine
 from gomocup_bot.engines.minimax import MinimaxEngine
 from gomocup_bot.search import pvs as K
 from gomocup_bot.search import rootcheck
-from gomocup_bot.search.board import (
-    board_from_position,
-    foul_points,
-    is_foul,
-    new_board,
-    place,
-    to_index,
-    to_xy,
-)
 from gomocup_bot.search.driver import MctsConfig, MctsSearcher
 from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
 from gomocup_bot.search.sudden import root_values, sudden
-from gomocup_bot.search.sudden_old import vcf
+from gomocup_bot.search.vct import ThreatSolver
 from protocol.rules import FREESTYLE, RENJU
 from tests.search import threat_solver
 
@@ -99,13 +90,12 @@ def _core_vcf(b, attacker) -> int:
     return int(status)
 
 
-def _search_vcf(pos, attacker, depth=20):
-    cells, near, geo = board_from_position(pos)
-    line = np.full(2 * depth + 4, -1, dtype=np.int64)
-    counter = np.zeros(2, dtype=np.int64)
-    counter[1] = 2_000_000
-    r = vcf(cells, near, geo, attacker, depth, np.zeros(1, dtype=np.int32), counter, line, 0)
-    return r, [int(v) for v in line]
+def _search_vcf(pos, attacker):
+    """The threat search in VCF mode on the core board: (1 win / 0 none, the line padded with -1)."""
+    b = CB.board_from_position(pos)
+    r, line, _ = ThreatSolver(b).run(b, attacker, vct=False, max_depth=0, max_nodes=2_000_000)
+    assert r >= 0, "the VCF search ran out of nodes"
+    return r, line + [-1] * 4
 
 
 def _sudden(pos, side, d):
@@ -125,8 +115,8 @@ def _ask(engine, pos, budget=0.4):
 
 def _replay_vcf_with_core(pos, attacker, line):
     """The line is a real win under the position's rule, judged move by move by the core: every
-    attacker move legal and a four; every reply the single block; the end two fives or a block
-    that is forbidden for black."""
+    attacker move legal and a four; every reply the single block; the end two fives, a block that
+    is forbidden for black, or a four-three (the block, then a legal open four)."""
     b = CB.board_from_position(pos)
     defender = 3 - attacker
     renju = pos.rules.renju
@@ -146,22 +136,23 @@ def _replay_vcf_with_core(pos, attacker, line):
         (q,) = fives
         if renju and defender == BLACK and not is_legal(b, q, BLACK):
             return  # the only block is a foul
+        if line[i + 1] < 0 and line[i + 2] < 0:
+            # the threat search stops at a four-three: after the forced block the attacker must
+            # have a legal open four (two five squares) the defender cannot answer by a five
+            CB.make(b, q, defender)
+            assert not _core_wins(b, defender), "the defender could win first"
+            for m in np.nonzero(b.cells == 0)[0]:
+                m = int(m)
+                if is_legal(b, m, attacker):
+                    CB.make(b, m, attacker)
+                    fours = _core_wins(b, attacker)
+                    CB.unmake(b)
+                    if len(fours) >= 2:
+                        return
+            raise AssertionError("the line ended on a four with no open four to follow")
         assert line[i + 1] == q, "the reply is not the forced block"
         CB.make(b, q, defender)
         i += 2
-
-
-# ----------------------------------------------------------------------------- the layout
-@pytest.mark.parametrize("w,h,k", [(15, 15, 5), (20, 20, 5), (7, 9, 4), (10, 6, 6), (3, 3, 3)])
-def test_search_cells_use_the_core_layout(w, h, k):
-    cells, near, geo = new_board(w, h, k)
-    b = CB.new_board(w, h, k)
-    assert cells.shape == b.cells.shape and (cells == b.cells).all()
-    assert list(geo[8:12]) == list(b.dirs)
-    for x, y in [(0, 0), (w - 1, 0), (0, h - 1), (w - 1, h - 1), (w // 2, h // 2)]:
-        p = to_index(x, y, geo)
-        assert p == CB.to_pos(b, x, y)
-        assert to_xy(p, geo) == (x, y)
 
 
 # ----------------------------------------------------------------------------- (a) and (d)
@@ -200,7 +191,7 @@ def test_d_white_wins_by_a_four_whose_only_block_is_a_black_foul():
     assert q in _core_forbidden(b) and not _core_wins(b, BLACK)
     r, line = _search_vcf(pos, WHITE)
     assert r == 1
-    assert line[0] == CB.to_pos(b, *FORCING_FOUR) and line[1] == -1
+    assert line[0] == CB.to_pos(b, *FORCING_FOUR)
     _replay_vcf_with_core(pos, WHITE, line)
     assert _sudden(pos, WHITE, 3) == 1
     b = CB.board_from_position(pos)
@@ -326,28 +317,12 @@ def _middlegames(count=6, want_fouls=True):
 MIDDLEGAMES = _middlegames()
 
 
-def test_e_foul_check_matches_the_core_on_random_renju_positions():
-    checked = fouls = 0
-    for seed in range(1, 120):
-        pos = _random_middlegame(seed, 10 + seed % 40)
-        b = CB.board_from_position(pos)
-        cells, near, geo = board_from_position(pos)
-        out = np.zeros(SIZE * SIZE + 1, dtype=np.int64)
-        n = foul_points(cells, geo, out)
-        assert {int(q) for q in out[:n]} == _core_forbidden(b), seed
-        free = np.nonzero(cells == 0)[0]
-        assert sum(bool(is_foul(cells, geo, int(p))) for p in free) == n
-        checked += 1
-        fouls += n
-    assert fouls >= 20  # the positions really exercise the check
-
-
 @pytest.mark.parametrize("pos", MIDDLEGAMES, ids=[f"game{i}" for i in range(len(MIDDLEGAMES))])
 def test_e_move_generators_leave_out_exactly_the_fouls(pos):
     """The PVS's root list (on the core board) and the root minimax's move list, along a random
     line: black's lists hold every legal candidate and no foul."""
-    cells, near, geo = board_from_position(pos)
     b = CB.board_from_position(pos)
+    cells, near = b.cells, b.nbr
     work = K.new_work(b, K.new_tt(1 << 14), K.default_params(), np.zeros(1, dtype=np.int32))
     rng = random.Random(len(pos.stones))
     side = pos.to_move
@@ -369,7 +344,6 @@ def test_e_move_generators_leave_out_exactly_the_fouls(pos):
         p = rng.choice(legal)
         if is_win_move(b, p, side):
             break
-        place(cells, near, geo, p, side)
         CB.make(b, p, side)
         side = 3 - side
 
