@@ -47,7 +47,8 @@ def main() -> int:
     width = height = 0
     board: dict[tuple[int, int], int] = {}  # 1 own, 2 opponent
     my_moves = 0
-    script = [tuple(int(v) for v in m.split(",")) for m in args.moves.split()] if args.moves else []
+    scripted = [tuple(int(v) for v in m.split(",")) for m in args.moves.split()] if args.moves else []
+    script = list(scripted)  # restarted with every game: a brain kept across games by RESTART replays it
     hoard = []
 
     def out(text: str) -> None:
@@ -144,12 +145,14 @@ def main() -> int:
             width = int(rest[0])
             height = int(rest[1]) if word == "RECTSTART" else width
             board.clear()
+            script[:] = scripted
             out("OK")
         elif word == "RESTART":
             if args.no_restart:
                 out("UNKNOWN restart not supported")
             else:
                 board.clear()
+                script[:] = scripted
                 out("OK")
         elif word == "BEGIN":
             move()

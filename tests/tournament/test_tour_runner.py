@@ -183,4 +183,4 @@ async def test_gauntlet_against_every_kind_of_misbehaviour(tmp_path: Path) -> No
         mine = [g for g in games if name in (g.black, g.white)]
         assert len(mine) == 2
         assert all(g.winner == "champion" for g in mine), [(g.black, g.white, g.ending, g.detail) for g in mine]
-        assert {g.ending for g in mine} == endings, (name, [(g.ending, g.detail) for g in mine])
+        assert {g.ending for g in mine} == endings, (name, [(g.black, g.white, g.ending, g.detail, g.moves) for g in mine])
