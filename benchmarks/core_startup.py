@@ -31,11 +31,9 @@ import numpy as np
 from gomocup_bot.core.board import new_board
 from gomocup_bot.core.playouts import playout_batch
 from gomocup_bot.core.rng import new_rng
-from gomocup_bot.core.vcf import new_tt, vcf
 b = new_board(15, 15)
 stats = np.zeros(5); stop = np.zeros(1, dtype=np.int32)
 playout_batch(b, 1, 1, 0, 1.0, 50, stop, new_rng(1), stats)
-vcf(b, 1, 1000, stop, new_tt(1 << 16), np.zeros(226, dtype=np.int32))
 print(json.dumps({"import_numba_s": t_import, "kernels_s": t_warm, "kernels_cpu_s": c_warm,
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """

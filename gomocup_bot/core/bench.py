@@ -21,7 +21,6 @@ from .constants import BLACK
 from .playouts import KIND_HEAVY, KIND_LIGHT, play_policy, playout_batch
 from .rng import new_rng, rand_below
 from .threats import threat_check, win_points
-from .vcf import new_tt, vcf
 
 MIDGAME_SEEDS = (11, 12, 13, 14, 15, 16, 17, 18)
 MIDGAME_PLIES = 30
@@ -149,18 +148,6 @@ def run(scale: float = 1.0) -> dict[str, float]:
         total_cpu += t.cpu
     res["threat_check_us"] = total_cpu / (reps * len(positions)) * 1e6
 
-    seq = np.empty(226, dtype=np.int32)
-    nodes_total = 0
-    vcf_cpu = 0.0
-    budget = max(1000, int(400000 * scale))
-    for b in vcf_positions():
-        tt = new_tt(1 << 20)
-        with Timer() as t:
-            status, length, nodes = vcf(b, BLACK, budget, stop, tt, seq)
-        vcf_cpu += t.cpu
-        nodes_total += nodes
-        checksum += nodes + 1000 * (status + 1) + length
-    res["vcf_nodes"] = nodes_total
-    res["vcf_nodes_per_s"] = nodes_total / vcf_cpu if vcf_cpu > 0 else 0.0
+    # the VCF's speed is the search bench's (`search.bench`: the one threat search, on vcf_positions)
     res["checksum"] = checksum
     return res

@@ -20,7 +20,6 @@ def warm_all() -> int:
     from . import playouts as pl
     from . import rules as rl
     from . import threats as th
-    from . import vcf as vc
     from .bench import _make_unmake_loop, _threat_loop
     from .constants import BLACK, RULE_FREESTYLE, RULE_RENJU, WHITE
     from .rng import new_rng, rand_below, rand_unit
@@ -51,7 +50,6 @@ def warm_all() -> int:
         th.wins_at(b, p, BLACK), th.win_points(b, BLACK, out), th.win_points_through(b, p, BLACK, out, 0)
         th.four_points(b, BLACK, out), th.threat_moves(b, BLACK, out), th.open_four_points(b, BLACK, out)
         th.defence_points(b, BLACK, out), th.threat_check(b, WHITE, out)
-        vc.vcf(b, BLACK, 100, stop, vc.new_tt(1024), out)
         work = np.empty(pl.light_work_size(9, 9), dtype=np.uint64)
         pl.light_playout(b, BLACK, rng, work, out)
         pl.heavy_playout(b, BLACK, 3, 1.0, rng, out)
@@ -64,7 +62,7 @@ def warm_all() -> int:
     from . import quick as qk
 
     qk.warm_quick()  # the brain's GIL-free quick move: it only ever loads it from the cache
-    return _count_ready((bd, cd, pt, pl, rl, th, vc, qk))
+    return _count_ready((bd, cd, pt, pl, rl, th, qk))
 
 
 def _count_ready(modules) -> int:

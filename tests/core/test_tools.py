@@ -21,7 +21,7 @@ def test_bench_prints_every_figure_and_a_stable_checksum():
         assert float(values[key].replace(",", "")) > 0, key
     second = run_cli("bench", "--scale", "0.01")
     again = dict(line.split(None, 1) for line in second.stdout.strip().splitlines())
-    assert again["checksum"] == values["checksum"] and again["vcf_nodes"] == values["vcf_nodes"]
+    assert again["checksum"] == values["checksum"] and again["search_checksum"] == values["search_checksum"]
 
 
 def test_warmup_exits_cleanly_and_says_so_on_stderr():

