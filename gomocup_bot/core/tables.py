@@ -46,6 +46,18 @@ def run_wins(w, a, b, k, exact, caro):
     return True
 
 
+@njit(cache=True, nogil=True, forceinline=True)
+def _run_ends(w, q, k):
+    """First and last cell of the run of own stones (digit 1) through cell q of window w."""
+    a = q
+    while a > 0 and w[a - 1] == 1:
+        a -= 1
+    b = q
+    while b < 2 * k and w[b + 1] == 1:
+        b += 1
+    return a, b
+
+
 @njit(cache=True, nogil=True)
 def _win_cells(w, k, exact, caro):
     """How many empty cells (within k-1 of the centre) complete a winning run that contains the centre."""
@@ -55,12 +67,7 @@ def _win_cells(w, k, exact, caro):
         if w[q] != 0:
             continue
         w[q] = 1
-        a = q
-        while a > 0 and w[a - 1] == 1:
-            a -= 1
-        b = q
-        while b < 2 * k and w[b + 1] == 1:
-            b += 1
+        a, b = _run_ends(w, q, k)
         if a <= c <= b and run_wins(w, a, b, k, exact, caro):
             n += 1
         w[q] = 0
@@ -78,12 +85,7 @@ def classify_window(w, k, exact, caro):
     c = k
     saved = w[c]
     w[c] = 1
-    a = c
-    while a > 0 and w[a - 1] == 1:
-        a -= 1
-    b = c
-    while b < 2 * k and w[b + 1] == 1:
-        b += 1
+    a, b = _run_ends(w, c, k)
     run = b - a + 1
     code = P_NONE
     if run_wins(w, a, b, k, exact, caro):
@@ -146,12 +148,7 @@ def renju_line_foul(w, k):
     c = k
     saved = w[c]
     w[c] = 1
-    a = c
-    while a > 0 and w[a - 1] == 1:
-        a -= 1
-    b = c
-    while b < 2 * k and w[b + 1] == 1:
-        b += 1
+    a, b = _run_ends(w, c, k)
     foul = False
     if b - a + 1 > k:
         foul = True
@@ -162,12 +159,7 @@ def renju_line_foul(w, k):
             if w[q] != 0:
                 continue
             w[q] = 1
-            lo = q
-            while lo > 0 and w[lo - 1] == 1:
-                lo -= 1
-            hi = q
-            while hi < 2 * k and w[hi + 1] == 1:
-                hi += 1
+            lo, hi = _run_ends(w, q, k)
             w[q] = 0
             if lo <= c <= hi and hi - lo + 1 == k:
                 f = lo + 1 if q == lo else lo  # the four's own stones: the run without q
