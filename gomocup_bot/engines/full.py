@@ -40,6 +40,7 @@ DEFAULT_PARALLEL = "root"
 DEFAULT_PRUNE = 0
 DEFAULT_VCT_DEPTH = 0
 DEFAULT_VCT_NODES = 300
+DEFAULT_LMR_SCALE = 100
 TACTICS_SHARE = 0.4  # of the planned time, at most, for the root's threat checks
 
 
@@ -123,7 +124,8 @@ class FullEngine(SearchEngineBase):
         if self.backend == "ab" and self._pvs is None:
             self._pvs = PvsSearcher(tt_bytes, PvsConfig(threads=self.threads, prune=self.option("prune", DEFAULT_PRUNE, int),
                                                          vct_depth=self.option("vct_depth", DEFAULT_VCT_DEPTH, int),
-                                                         vct_nodes=self.option("vct_nodes", DEFAULT_VCT_NODES, int)))
+                                                         vct_nodes=self.option("vct_nodes", DEFAULT_VCT_NODES, int),
+                                                         lmr_scale=self.option("lmr_scale", DEFAULT_LMR_SCALE, int)))
 
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
         """The root checks on the core board, then the PVS (or the MCTS) over the moves they left."""

@@ -26,6 +26,7 @@ from gomocup_bot.core.classes import (
     C_DOUBLE3,
     C_FOUR,
     C_FOUR3,
+    C_LOW,
     C_THREE,
     C_THREEP,
     EVAL_OPP,
@@ -57,6 +58,7 @@ P_PRUNE = 5  # selective pruning at null-window nodes: 0 off; 1 futility, late-m
 P_VCT_DEPTH = 6  # probe the threat search (VCT) at quiet PV nodes with at most this depth left (0: never)
 P_VCT_NODES = 7  # threat-search nodes one probe may spend
 P_VCT_THREES = 8  # threes the probe's VCT may use (fours are free)
+P_LMR_SCALE = 9  # prune 3: log-log reduction scale, hundredths
 P_LEN = 10
 
 # selective pruning (P_PRUNE): a quiet move (neither side gets a three or better on its square)
@@ -64,6 +66,18 @@ P_LEN = 10
 # quiet moves in the ordering are tried
 FUTILITY_MARGIN = (0, 90, 220)  # by remaining depth 1, 2
 LATE_MOVE_COUNT = (0, 5, 8, 12)  # quiet moves tried at remaining depth 1, 2, 3
+
+# depth-scaled selectivity (P_PRUNE 3), the shape the strong classical engines use: reductions grow
+# with log(depth) * log(move number); past a move count that grows with depth the rest are not
+# searched once a non-losing move is known; a null-window node whose static value stands a
+# depth-scaled margin above beta (or, near the horizon, below alpha and its fours do not help) is
+# cut. The margins are in evaluation units (250 a logit).
+LOG100 = np.array([0] + [int(round(100 * np.log(i))) for i in range(1, 257)], dtype=np.int64)
+MOVE_COUNT_LIMIT = np.array([3 + int(d ** 1.32) for d in range(MAX_PLY + 1)], dtype=np.int64)
+STATIC_CUT_DEPTH = 6  # reverse futility up to this remaining depth
+STATIC_CUT_MARGIN = 60  # per ply of remaining depth
+RAZOR_MARGIN = (0, 40, 90)  # remaining depth 1, 2: static value this far below alpha -> quiescence
+TRIVIAL_DEPTH = 4  # below this remaining depth skip moves that give neither side even a two
 
 # counters
 K_NODES = 0
@@ -73,7 +87,7 @@ K_VCT_WINS = 3  # probes that proved a win
 K_LEN = 4
 
 Work = namedtuple("Work", ["tt_key", "tt_data", "killers", "history", "moves", "scores", "counter",
-                           "params", "stop", "attack", "defend", "eval_self", "eval_opp", "threat"])
+                           "params", "stop", "attack", "defend", "eval_self", "eval_opp", "threat", "evals"])
 
 
 def default_params() -> np.ndarray:
@@ -86,6 +100,7 @@ def default_params() -> np.ndarray:
     p[P_VCT_DEPTH] = 0
     p[P_VCT_NODES] = 200
     p[P_VCT_THREES] = 2
+    p[P_LMR_SCALE] = 100
     return p
 
 
@@ -104,7 +119,7 @@ def new_work(board, tt, params: np.ndarray, stop: np.ndarray) -> Work:
     return Work(tt[0], tt[1], np.zeros(MAX_PLY * 2, dtype=np.int32), np.zeros(2 * size, dtype=np.int32),
                 np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32), np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32),
                 np.zeros(K_LEN, dtype=np.int64), params, stop, attack, defend, EVAL_SELF.copy(), EVAL_OPP.copy(),
-                T.new_work(board, stop, 1 << 14))
+                T.new_work(board, stop, 1 << 14), np.zeros(MAX_PLY + 2, dtype=np.int64))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -370,6 +385,24 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
     else:
         tmove = -1
 
+    sel = w.params[P_PRUNE] >= 3
+    improving = True
+    if sel:
+        ev = evaluate(b, side, w)
+        w.evals[ply] = ev
+        if ply >= 2:
+            improving = ev > w.evals[ply - 2]
+        if (nf == 0 and b.cnt[op, C_FLEX4] == 0 and b.cnt[op, C_FOUR3] == 0 and beta - alpha == 1
+                and beta < WIN_BOUND and alpha > -WIN_BOUND):
+            # a static cut: far above beta with little depth left, or hopeless near the horizon
+            # unless its fours (the quiescence) find something
+            if depth <= STATIC_CUT_DEPTH and ev - STATIC_CUT_MARGIN * (depth - (1 if improving else 0)) >= beta:
+                return ev
+            if depth <= 2 and ev + RAZOR_MARGIN[depth] < alpha:
+                v = quiesce(b, side, alpha, alpha + 1, ply, w.params[P_QDEPTH], np.int64(last), w)
+                if v == NO_SCORE or v <= alpha:
+                    return v
+
     base0 = ply * MAX_MOVES
     child_depth = depth - 1
     if nf == 1:
@@ -414,10 +447,13 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
     best_move = w.moves[base0]
     searched = 0
     # selective pruning applies at null-window nodes with no threat to answer
-    selective = mode == 0 and beta - alpha == 1 and w.params[P_PRUNE] != 0
+    selective = mode == 0 and beta - alpha == 1 and w.params[P_PRUNE] != 0 and not sel
     futile = False
     if selective and depth <= 2:
         futile = evaluate(b, side, w) + FUTILITY_MARGIN[depth] <= alpha
+    move_limit = MOVE_COUNT_LIMIT[min(depth, MAX_PLY)]
+    if not improving:
+        move_limit = move_limit // 2
     for i in range(limit):
         if mode != 3:
             pick_next(w, base0, i, n)
@@ -428,9 +464,27 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
         if selective and quiet and searched > 0 and q != tmove:
             if futile or (depth <= 3 and searched >= LATE_MOVE_COUNT[depth]):
                 continue
-        # late quiet moves get a reduced null-window look first
+        if sel and mode == 0 and searched > 0 and best > -WIN_BOUND and q != tmove:
+            if searched >= move_limit:
+                break  # the rest are ordered later still
+            if depth < TRIVIAL_DEPTH and b.cls[me, q] <= C_LOW and b.cls[op, q] <= C_LOW:
+                continue
+        # late moves get a reduced null-window look first
         reduce = 0
-        if mode == 0 and depth >= 3 and searched >= w.params[P_LMR_MIN] and q != tmove:
+        if sel:
+            if depth >= 2 and searched >= 1 and mode != 3 and q != tmove:
+                reduce = LOG100[depth] * LOG100[min(searched + 1, 256)] * w.params[P_LMR_SCALE] // 1000000
+                if beta - alpha > 1:
+                    reduce -= 1
+                elif not improving:
+                    reduce += 1
+                if b.cls[me, q] >= C_THREE or b.cls[op, q] >= C_THREE:
+                    reduce -= 1
+                if reduce > depth - 1:
+                    reduce = depth - 1
+                if reduce < 0:
+                    reduce = 0
+        elif mode == 0 and depth >= 3 and searched >= w.params[P_LMR_MIN] and q != tmove:
             if quiet:
                 reduce = 1 if searched < 12 else 2
                 if selective and depth >= 6 and searched >= 6:

@@ -31,7 +31,8 @@ class PvsConfig:
     max_depth: int = 60
     width: int = 14
     qdepth: int = 2
-    prune: int = 0  # 1: futility, late-move pruning and deeper reductions at null-window nodes
+    prune: int = 0  # 1/2: fixed futility and late-move pruning; 3: depth-scaled selectivity (pvs.py)
+    lmr_scale: int = 100  # prune 3: reduction = log(depth) * log(move number) * this / 100
     vct_depth: int = 0  # probe the threat search at nodes with at most this depth left (0: never)
     vct_nodes: int = 200  # threat-search nodes per probe
     lmr: bool = True  # late-move reductions (off for the plain `minimax` baseline)
@@ -68,6 +69,7 @@ class PvsSearcher:
         p[K.P_WIDTH] = self.config.width
         p[K.P_QDEPTH] = self.config.qdepth
         p[K.P_PRUNE] = int(self.config.prune)
+        p[K.P_LMR_SCALE] = int(self.config.lmr_scale)
         p[K.P_VCT_DEPTH] = self.config.vct_depth
         p[K.P_VCT_NODES] = self.config.vct_nodes
         if not self.config.lmr:
