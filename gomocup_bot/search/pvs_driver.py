@@ -32,6 +32,7 @@ class PvsConfig:
     width: int = 14
     qdepth: int = 2
     prune: int = 0  # 1/2: fixed futility and late-move pruning; 3: depth-scaled selectivity (pvs.py)
+    iteration_share: float = NEXT_ITERATION_SHARE  # start another iteration only before this share of the plan
     lmr_scale: int = 100  # prune 3: reduction = log(depth) * log(move number) * this / 100
     vct_depth: int = 0  # probe the threat search at nodes with at most this depth left (0: never)
     vct_nodes: int = 200  # threat-search nodes per probe
@@ -181,7 +182,7 @@ class PvsSearcher:
                         plan = min(plan, hard_deadline)
                     # an iteration costs a few times the last one: start one only while it can
                     # end near the plan
-                    if now - t_start >= NEXT_ITERATION_SHARE * (plan - t_start):
+                    if now - t_start >= cfg.iteration_share * (plan - t_start):
                         out.stopped_by = "time"
                         break
                 prev_score = out.score
