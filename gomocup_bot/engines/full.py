@@ -37,7 +37,7 @@ DEFAULT_REUSE = False
 DEFAULT_PARALLEL = "root"
 # the PVS's selective search (options prune, vct_depth, vct_nodes; docs/search.md has the matches
 # that chose these)
-DEFAULT_PRUNE = 0
+DEFAULT_PRUNE = 1
 DEFAULT_VCT_DEPTH = 0
 DEFAULT_VCT_NODES = 300
 DEFAULT_LMR_SCALE = 100

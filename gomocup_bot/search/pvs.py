@@ -5,8 +5,9 @@ five point wins, two opponent five points lose, an own open-four point (or a fou
 opponent four to interpose) wins by force, one opponent five point leaves only its block (no
 depth spent), an opponent open-four point (an open three on the board) leaves only the squares
 that stop it plus our own fours. Quiet nodes order every candidate (empty, a stone within two
-squares) by its class for both sides, the hash move, two killers and the history table, keep the
-best `P_WIDTH`, and reduce late quiet moves (LMR). At the horizon a quiescence search plays the
+squares) by its class for both sides, the hash move, two killers and the history table, and keep
+the best `P_WIDTH`; the selectivity grows with the depth left (late-move reductions of
+log(depth) x log(move number) plies, a move-count limit, static cuts near the horizon). At the horizon a quiescence search plays the
 side's fours (a VCF probe) over a stand-pat evaluation, the fitted weights of both sides' threat-class counts.
 
 The transposition table is two uint64 arrays (key XOR data, data): lockless, so the lazy-SMP
@@ -54,20 +55,14 @@ P_TEMPO = 1
 P_QDEPTH = 2  # fours the quiescence may play in a row
 P_LMR_MIN = 3  # first move index that may be reduced
 P_MAX_NODES = 4  # 0 = no limit
-P_PRUNE = 5  # selective pruning at null-window nodes: 0 off; 1 futility, late-move pruning and deeper LMR of quiet moves; 2 also LMR of late threes
+P_PRUNE = 5  # 1: depth-scaled selectivity (below); 0: plain late-move reductions of quiet moves only
 P_VCT_DEPTH = 6  # probe the threat search (VCT) at quiet PV nodes with at most this depth left (0: never)
 P_VCT_NODES = 7  # threat-search nodes one probe may spend
 P_VCT_THREES = 8  # threes the probe's VCT may use (fours are free)
-P_LMR_SCALE = 9  # prune 3: log-log reduction scale, hundredths
+P_LMR_SCALE = 9  # log-log reduction scale, hundredths
 P_LEN = 10
 
-# selective pruning (P_PRUNE): a quiet move (neither side gets a three or better on its square)
-# cannot lift a frontier node that stands this far below alpha; near the horizon only the first
-# quiet moves in the ordering are tried
-FUTILITY_MARGIN = (0, 90, 220)  # by remaining depth 1, 2
-LATE_MOVE_COUNT = (0, 5, 8, 12)  # quiet moves tried at remaining depth 1, 2, 3
-
-# depth-scaled selectivity (P_PRUNE 3), the shape the strong classical engines use: reductions grow
+# depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
 # searched once a non-losing move is known; a null-window node whose static value stands a
 # depth-scaled margin above beta (or, near the horizon, below alpha and its fours do not help) is
@@ -96,7 +91,7 @@ def default_params() -> np.ndarray:
     p[P_TEMPO] = EVAL_TEMPO
     p[P_QDEPTH] = 2
     p[P_LMR_MIN] = 4
-    p[P_PRUNE] = 0
+    p[P_PRUNE] = 1
     p[P_VCT_DEPTH] = 0
     p[P_VCT_NODES] = 200
     p[P_VCT_THREES] = 2
@@ -385,7 +380,7 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
     else:
         tmove = -1
 
-    sel = w.params[P_PRUNE] >= 3
+    sel = w.params[P_PRUNE] != 0 and w.params[P_LMR_MIN] < MAX_MOVES
     improving = True
     if sel:
         ev = evaluate(b, side, w)
@@ -446,11 +441,6 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
     best = -INF
     best_move = w.moves[base0]
     searched = 0
-    # selective pruning applies at null-window nodes with no threat to answer
-    selective = mode == 0 and beta - alpha == 1 and w.params[P_PRUNE] != 0 and not sel
-    futile = False
-    if selective and depth <= 2:
-        futile = evaluate(b, side, w) + FUTILITY_MARGIN[depth] <= alpha
     move_limit = MOVE_COUNT_LIMIT[min(depth, MAX_PLY)]
     if not improving:
         move_limit = move_limit // 2
@@ -461,9 +451,6 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
         if side == 1 and not legal_for(b, q, side):
             continue
         quiet = b.cls[me, q] < C_THREE and b.cls[op, q] < C_THREE
-        if selective and quiet and searched > 0 and q != tmove:
-            if futile or (depth <= 3 and searched >= LATE_MOVE_COUNT[depth]):
-                continue
         if sel and mode == 0 and searched > 0 and best > -WIN_BOUND and q != tmove:
             if searched >= move_limit:
                 break  # the rest are ordered later still
@@ -484,15 +471,8 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
                     reduce = depth - 1
                 if reduce < 0:
                     reduce = 0
-        elif mode == 0 and depth >= 3 and searched >= w.params[P_LMR_MIN] and q != tmove:
-            if quiet:
-                reduce = 1 if searched < 12 else 2
-                if selective and depth >= 6 and searched >= 6:
-                    reduce += 1
-            elif w.params[P_PRUNE] >= 2 and b.cls[me, q] < C_FOUR and b.cls[op, q] < C_FOUR:
-                reduce = 1  # a three or a three's block: still a late move
-            if w.params[P_PRUNE] != 0 and reduce > depth - 2:
-                reduce = depth - 2
+        elif mode == 0 and depth >= 3 and searched >= w.params[P_LMR_MIN] and q != tmove and quiet:
+            reduce = 1 if searched < 12 else 2
         play(b, q, side)
         if searched == 0:
             v = negamax(b, 3 - side, child_depth, -beta, -alpha, ply + 1, np.int64(q), w)
@@ -542,6 +522,7 @@ def search_root(b, side, depth, alpha, beta, root_moves, root_scores, n_root, w)
     done = 0
     ply1 = depth - depth + 1
     a = alpha
+    w.evals[0] = evaluate(b, side, w)  # the grandchildren ask whether their side is improving
     for i in range(n_root):
         q = root_moves[i]
         if b.cls[side - 1, q] == C_FIVE:

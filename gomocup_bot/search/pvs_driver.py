@@ -31,9 +31,9 @@ class PvsConfig:
     max_depth: int = 60
     width: int = 14
     qdepth: int = 2
-    prune: int = 0  # 1/2: fixed futility and late-move pruning; 3: depth-scaled selectivity (pvs.py)
+    prune: int = 1  # 1: depth-scaled selectivity (pvs.py); 0: only one or two plies off late quiet moves
     iteration_share: float = NEXT_ITERATION_SHARE  # start another iteration only before this share of the plan
-    lmr_scale: int = 100  # prune 3: reduction = log(depth) * log(move number) * this / 100
+    lmr_scale: int = 100  # reduction = log(depth) * log(move number) * this / 100
     vct_depth: int = 0  # probe the threat search at nodes with at most this depth left (0: never)
     vct_nodes: int = 200  # threat-search nodes per probe
     lmr: bool = True  # late-move reductions (off for the plain `minimax` baseline)

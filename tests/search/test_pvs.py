@@ -197,3 +197,22 @@ def test_the_bare_pvs_wins_before_it_blocks():
     board, _ = board_from_rows(rows)
     out = search(board, BLACK, depth=2)
     assert xy(board, out.move) == (7, 3) and out.score > WIN_BOUND
+
+
+def test_selectivity_buys_depth_at_a_fixed_node_budget():
+    # the bench's quiet midgames: with the same nodes the depth-scaled selectivity (prune=1) must
+    # complete deeper iterations than plain reductions (prune=0), on every position not won at once
+    from gomocup_bot.search.bench import midgame_boards
+
+    deeper = 0
+    for board, side in midgame_boards():
+        runs = []
+        for prune in (0, 1):
+            out = PvsSearcher(1 << 22, PvsConfig(threads=1, prune=prune)).search(
+                board, side, STOP, soft_deadline=None, hard_deadline=None, max_nodes=60_000)
+            runs.append(out)
+        if runs[0].proven or runs[1].proven:
+            continue
+        assert runs[1].depth >= runs[0].depth + 2, (runs[0].depth, runs[1].depth)
+        deeper += 1
+    assert deeper >= 5
