@@ -126,8 +126,7 @@ class FullEngine(SearchEngineBase):
                                                          vct_depth=self.option("vct_depth", DEFAULT_VCT_DEPTH, int),
                                                          vct_nodes=self.option("vct_nodes", DEFAULT_VCT_NODES, int),
                                                          lmr_scale=self.option("lmr_scale", DEFAULT_LMR_SCALE, int),
-                                                         iteration_share=self.option("iteration_share", NEXT_ITERATION_SHARE, float),
-                                                         null_depth=self.option("null_depth", 0, int)))
+                                                         iteration_share=self.option("iteration_share", NEXT_ITERATION_SHARE, float)))
 
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
         """The root checks on the core board, then the PVS (or the MCTS) over the moves they left."""

@@ -60,8 +60,7 @@ P_VCT_DEPTH = 6  # probe the threat search (VCT) at quiet PV nodes with at most 
 P_VCT_NODES = 7  # threat-search nodes one probe may spend
 P_VCT_THREES = 8  # threes the probe's VCT may use (fours are free)
 P_LMR_SCALE = 9  # log-log reduction scale, hundredths
-P_NULL_DEPTH = 10  # null-move pruning from this remaining depth (0: off)
-P_LEN = 12
+P_LEN = 10
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -74,8 +73,6 @@ STATIC_CUT_DEPTH = 6  # reverse futility up to this remaining depth
 STATIC_CUT_MARGIN = 60  # per ply of remaining depth
 RAZOR_MARGIN = (0, 40, 90)  # remaining depth 1, 2: static value this far below alpha -> quiescence
 TRIVIAL_DEPTH = 4  # below this remaining depth skip moves that give neither side even a two
-NULL_MARGIN = 60  # null move only where the static value is this far above beta
-NULL_BASE = 3  # plies the null move's search drops, plus one per six plies left
 
 # counters
 K_NODES = 0
@@ -400,16 +397,6 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
                 v = quiesce(b, side, alpha, alpha + 1, ply, w.params[P_QDEPTH], np.int64(last), w)
                 if v == NO_SCORE or v <= alpha:
                     return v
-            # a pass: gomoku has no zugzwang (a stone never hurts), so if the opponent moving twice
-            # still cannot bring a shallower search below beta, the node will hold
-            if (w.params[P_NULL_DEPTH] > 0 and depth >= w.params[P_NULL_DEPTH] and last >= 0
-                    and ev >= beta + NULL_MARGIN and ply < MAX_PLY - 4):
-                v = negamax(b, 3 - side, depth - 1 - (NULL_BASE + depth // 6), -beta, -beta + 1, ply + 1,
-                            np.int64(-1), w)
-                if v == NO_SCORE:
-                    return NO_SCORE
-                if -v >= beta:
-                    return beta
 
     base0 = ply * MAX_MOVES
     child_depth = depth - 1

@@ -34,7 +34,6 @@ class PvsConfig:
     prune: int = 1  # 1: depth-scaled selectivity (pvs.py); 0: only one or two plies off late quiet moves
     iteration_share: float = NEXT_ITERATION_SHARE  # start another iteration only before this share of the plan
     lmr_scale: int = 100  # reduction = log(depth) * log(move number) * this / 100
-    null_depth: int = 0  # null-move pruning from this remaining depth (0: off)
     vct_depth: int = 0  # probe the threat search at nodes with at most this depth left (0: never)
     vct_nodes: int = 200  # threat-search nodes per probe
     lmr: bool = True  # late-move reductions (off for the plain `minimax` baseline)
@@ -72,7 +71,6 @@ class PvsSearcher:
         p[K.P_QDEPTH] = self.config.qdepth
         p[K.P_PRUNE] = int(self.config.prune)
         p[K.P_LMR_SCALE] = int(self.config.lmr_scale)
-        p[K.P_NULL_DEPTH] = int(self.config.null_depth)
         p[K.P_VCT_DEPTH] = self.config.vct_depth
         p[K.P_VCT_NODES] = self.config.vct_nodes
         if not self.config.lmr:
