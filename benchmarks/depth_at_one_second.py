@@ -25,8 +25,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
 
-# run inside the old checkout: builds each midgame on its board view and searches one second
-OLD_SCRIPT = r"""
+# run inside the old checkout (its modules, gone from this tree): builds each midgame on its board
+# view and searches one second
+OLDER_CHECKOUT_CODE = r"""
 import json, sys, time
 import numpy as np
 from gomocup_bot.search.board import new_board, place, to_index
@@ -72,7 +73,7 @@ def old_depths(python: str, seconds: float) -> list[int]:
     from gomocup_bot.search.bench import MIDGAMES
 
     env = dict(os.environ, PYTHONPATH="")
-    res = subprocess.run([python, "-c", OLD_SCRIPT, json.dumps(list(MIDGAMES)), str(seconds)],
+    res = subprocess.run([python, "-c", OLDER_CHECKOUT_CODE, json.dumps(list(MIDGAMES)), str(seconds)],
                          capture_output=True, text=True, env=env, cwd="/", check=False)
     if res.returncode != 0:
         sys.exit(f"the old checkout's search failed:\n{res.stderr[-2000:]}")
