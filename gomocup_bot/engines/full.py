@@ -41,7 +41,6 @@ DEFAULT_PRUNE = 1
 DEFAULT_VCT_DEPTH = 0
 DEFAULT_VCT_NODES = 300
 DEFAULT_LMR_SCALE = 100
-DEFAULT_QDEPTH = 2  # fours the horizon's quiescence may play in a row
 TACTICS_SHARE = 0.4  # of the planned time, at most, for the root's threat checks
 
 
@@ -128,7 +127,7 @@ class FullEngine(SearchEngineBase):
                                                          vct_nodes=self.option("vct_nodes", DEFAULT_VCT_NODES, int),
                                                          lmr_scale=self.option("lmr_scale", DEFAULT_LMR_SCALE, int),
                                                          iteration_share=self.option("iteration_share", NEXT_ITERATION_SHARE, float),
-                                                         qdepth=self.option("qdepth", DEFAULT_QDEPTH, int)))
+                                                         qdepth=self.option("qdepth", PvsConfig.qdepth, int)))
 
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
         """The root checks on the core board, then the PVS (or the MCTS) over the moves they left."""

@@ -89,7 +89,7 @@ def default_params() -> np.ndarray:
     p = np.zeros(P_LEN, dtype=np.int64)
     p[P_WIDTH] = 14
     p[P_TEMPO] = EVAL_TEMPO
-    p[P_QDEPTH] = 2
+    p[P_QDEPTH] = 1
     p[P_LMR_MIN] = 4
     p[P_PRUNE] = 1
     p[P_VCT_DEPTH] = 0

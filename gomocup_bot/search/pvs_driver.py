@@ -30,7 +30,7 @@ class PvsConfig:
     threads: int = 1
     max_depth: int = 60
     width: int = 14
-    qdepth: int = 2
+    qdepth: int = 1  # fours the horizon's quiescence plays in a row (2 measured weaker: docs/search.md)
     prune: int = 1  # 1: depth-scaled selectivity (pvs.py); 0: only one or two plies off late quiet moves
     iteration_share: float = NEXT_ITERATION_SHARE  # start another iteration only before this share of the plan
     lmr_scale: int = 100  # reduction = log(depth) * log(move number) * this / 100
