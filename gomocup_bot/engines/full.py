@@ -23,7 +23,7 @@ from gomocup_bot.core.cpu import free_cores
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
 from gomocup_bot.search.adapter import BoardView, deadlines, make_result, pad_alternatives, report, summary_text
 from gomocup_bot.search.engines_common import SearchEngineBase, pvs_result, warm_big_k
-from gomocup_bot.search.pvs_driver import NEXT_ITERATION_SHARE, PvsConfig, PvsSearcher
+from gomocup_bot.search.pvs_driver import NEXT_ITERATION_END, PvsConfig, PvsSearcher
 
 # The MCTS backend is imported when first used: the default engine's start-up (billed to the
 # match clock) never loads it.
@@ -126,7 +126,7 @@ class FullEngine(SearchEngineBase):
                                                          vct_depth=self.option("vct_depth", DEFAULT_VCT_DEPTH, int),
                                                          vct_nodes=self.option("vct_nodes", DEFAULT_VCT_NODES, int),
                                                          lmr_scale=self.option("lmr_scale", DEFAULT_LMR_SCALE, int),
-                                                         iteration_share=self.option("iteration_share", NEXT_ITERATION_SHARE, float),
+                                                         iteration_end=self.option("iteration_end", NEXT_ITERATION_END, float),
                                                          qdepth=self.option("qdepth", PvsConfig.qdepth, int)))
 
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:

@@ -21,7 +21,9 @@ from gomocup_bot.search import pvs as K
 from gomocup_bot.search.clock import Watchdog
 
 ASPIRATION = 60  # half-width of the first window around the last score (depth >= 5)
-NEXT_ITERATION_SHARE = 0.5  # start another iteration only before this share of the plan
+NEXT_ITERATION_SHARE = 0.5  # always start another iteration before this share of the plan
+NEXT_ITERATION_END = 1.0  # start another iteration only if it is predicted to end by this share of the plan
+GROWTH_MIN, GROWTH_MAX = 1.5, 3.0  # bounds on an iteration's predicted cost over the last one's
 ABORT_STRETCH = 1.15  # the kernels stop at this multiple of the planned time (or the hard deadline)
 
 
@@ -32,7 +34,7 @@ class PvsConfig:
     width: int = 14
     qdepth: int = 1  # fours the horizon's quiescence plays in a row (2 measured weaker: docs/search.md)
     prune: int = 1  # 1: depth-scaled selectivity (pvs.py); 0: only one or two plies off late quiet moves
-    iteration_share: float = NEXT_ITERATION_SHARE  # start another iteration only before this share of the plan
+    iteration_end: float = NEXT_ITERATION_END  # another iteration must be predicted to end by this share of the plan
     lmr_scale: int = 100  # reduction = log(depth) * log(move number) * this / 100
     vct_depth: int = 0  # probe the threat search at nodes with at most this depth left (0: never)
     vct_nodes: int = 200  # threat-search nodes per probe
@@ -119,11 +121,14 @@ class PvsSearcher:
             deadline = cap if deadline is None else min(deadline, cap)
         prev_score = None
         stable = 0
+        last_cost = 0.0  # seconds the last finished iteration took
+        growth = 2.0  # the cost of an iteration over the one before it, as last seen
         with Watchdog(stop_array, deadline) as wd:
             work = work._replace(stop=wd)
             if helper is not None:
                 helper.start()
             for depth in range(1, limit + 1):
+                iteration_start = time.monotonic()
                 score = prev_score if prev_score is not None else 0
                 if depth >= 5 and prev_score is not None and abs(prev_score) < K.WIN_BOUND:
                     alpha, beta = score - ASPIRATION, score + ASPIRATION
@@ -169,6 +174,10 @@ class PvsSearcher:
                     break
                 stable = 0 if changed else stable + 1
                 now = time.monotonic()
+                cost = now - iteration_start
+                if last_cost > 1e-3:
+                    growth = min(GROWTH_MAX, max(GROWTH_MIN, cost / last_cost))
+                last_cost = cost
                 if soft_deadline is not None:
                     factor = 1.0
                     if changed and depth > 4:
@@ -180,9 +189,11 @@ class PvsSearcher:
                     plan = t_start + (soft_deadline - t_start) * factor
                     if hard_deadline is not None:
                         plan = min(plan, hard_deadline)
-                    # an iteration costs a few times the last one: start one only while it can
-                    # end near the plan
-                    if now - t_start >= cfg.iteration_share * (plan - t_start):
+                    # another iteration while under half the plan, or later if it should end
+                    # within the plan (it costs the last one times the growth last seen, bounded);
+                    # one that runs long is cut at the cap and counts for the root moves it finished
+                    early = now - t_start < NEXT_ITERATION_SHARE * (plan - t_start)
+                    if not early and now + cost * growth > t_start + cfg.iteration_end * (plan - t_start):
                         out.stopped_by = "time"
                         break
                 prev_score = out.score
