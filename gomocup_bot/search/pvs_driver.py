@@ -27,6 +27,16 @@ GROWTH_MIN, GROWTH_MAX = 1.5, 3.0  # bounds on an iteration's predicted cost ove
 ABORT_STRETCH = 1.15  # the kernels stop at this multiple of the planned time (or the hard deadline)
 
 
+def another_iteration(elapsed: float, plan: float, cost: float, growth: float, end_share: float) -> bool:
+    """Whether a search `elapsed` seconds into a plan of `plan` seconds starts another iteration:
+    always before half the plan, later only if it should end by `end_share` of the plan, costing
+    the last iteration's `cost` times `growth` (the last ratio of two iterations' costs, bounded).
+    A fixed share alone stops at half the plan even when the next iteration is cheap."""
+    if elapsed < NEXT_ITERATION_SHARE * plan:
+        return True
+    return elapsed + cost * growth <= end_share * plan
+
+
 @dataclass
 class PvsConfig:
     threads: int = 1
@@ -189,11 +199,8 @@ class PvsSearcher:
                     plan = t_start + (soft_deadline - t_start) * factor
                     if hard_deadline is not None:
                         plan = min(plan, hard_deadline)
-                    # another iteration while under half the plan, or later if it should end
-                    # within the plan (it costs the last one times the growth last seen, bounded);
                     # one that runs long is cut at the cap and counts for the root moves it finished
-                    early = now - t_start < NEXT_ITERATION_SHARE * (plan - t_start)
-                    if not early and now + cost * growth > t_start + cfg.iteration_end * (plan - t_start):
+                    if not another_iteration(now - t_start, plan - t_start, cost, growth, cfg.iteration_end):
                         out.stopped_by = "time"
                         break
                 prev_score = out.score

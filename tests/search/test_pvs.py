@@ -12,7 +12,7 @@ from gomocup_bot.core.classes import C_FIVE
 from gomocup_bot.core.constants import BLACK, RULE_CARO, RULE_CARO_EXACT, RULE_FREESTYLE, RULE_RENJU, WHITE
 from gomocup_bot.search import rootcheck
 from gomocup_bot.search.pvs import WIN_BOUND
-from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
+from gomocup_bot.search.pvs_driver import GROWTH_MAX, GROWTH_MIN, PvsConfig, PvsSearcher, another_iteration
 from gomocup_bot.search.vct import WIN, ThreatSolver
 from tests.core.conftest import blank, put
 
@@ -70,6 +70,16 @@ def test_search_restores_the_board_and_honours_the_clock():
     assert spent < 0.3 + 0.05
     assert (board.cells == before.cells).all() and (board.keys == before.keys).all()
     assert (board.cnt == before.cnt).all() and board.hash[0] == before.hash[0]
+
+
+def test_another_iteration_starts_when_it_should_end_within_the_plan():
+    # before half the plan: always, however dear the last iteration was
+    assert another_iteration(0.49, 1.0, 0.4, GROWTH_MAX, 1.0)
+    # later: only if the last cost times the growth still ends by the plan
+    assert another_iteration(0.6, 1.0, 0.1, 2.0, 1.0)  # ends at 0.8
+    assert not another_iteration(0.6, 1.0, 0.2, 2.5, 1.0)  # would end at 1.1
+    assert not another_iteration(0.6, 1.0, 0.1, 2.0, 0.75)  # a tighter end share
+    assert GROWTH_MIN > 1.0  # an iteration is never predicted cheaper than the one before
 
 
 def test_renju_black_never_plays_a_foul():
