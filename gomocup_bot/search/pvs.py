@@ -7,8 +7,9 @@ depth spent), an opponent open-four point (an open three on the board) leaves on
 that stop it plus our own fours. Quiet nodes order every candidate (empty, a stone within two
 squares) by its class for both sides, the hash move, two killers and the history table, and keep
 the best `P_WIDTH`; the selectivity grows with the depth left (late-move reductions of
-log(depth) x log(move number) plies, a move-count limit, static cuts near the horizon). At the horizon a quiescence search plays the
-side's fours (a VCF probe) over a stand-pat evaluation, the fitted weights of both sides' threat-class counts.
+log(depth) x log(move number) plies, a move-count limit, static cuts near the horizon). At the
+horizon a quiescence search plays the side's fours (a VCF probe) over a stand-pat evaluation, the
+fitted weights of both sides' threat-class counts.
 
 The transposition table is two uint64 arrays (key XOR data, data): lockless, so the lazy-SMP
 helper thread shares it; two slots a bucket, the first kept for the deeper entry.
@@ -380,7 +381,7 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
     else:
         tmove = -1
 
-    sel = w.params[P_PRUNE] != 0 and w.params[P_LMR_MIN] < MAX_MOVES
+    sel = w.params[P_PRUNE] != 0
     improving = True
     if sel:
         ev = evaluate(b, side, w)

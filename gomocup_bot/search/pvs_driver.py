@@ -85,8 +85,9 @@ class PvsSearcher:
         p[K.P_LMR_SCALE] = int(self.config.lmr_scale)
         p[K.P_VCT_DEPTH] = self.config.vct_depth
         p[K.P_VCT_NODES] = self.config.vct_nodes
-        if not self.config.lmr:
+        if not self.config.lmr:  # the plain baseline: no reductions and no selectivity
             p[K.P_LMR_MIN] = K.MAX_MOVES  # no move index reaches it
+            p[K.P_PRUNE] = 0
         p[K.P_MAX_NODES] = max_nodes
         return p
 
