@@ -16,6 +16,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("gomocup_bot.bench", "measure the engine core's and the search's speed, with node checksums"),
     "warmup": ("gomocup_bot.warmup", "compile every numba kernel into the on-disk cache"),
     "experiment": ("gomocup_bot.experiments", "reproduce the papers' experiments and write reports"),
+    "selfplay": ("gomocup_bot.training.selfplay", "play training games of the brain against itself (resumable)"),
 }
 
 USAGE = """usage: gomocup-bot [SUBCOMMAND] [options]

@@ -128,6 +128,7 @@ class SearchResult:
     nodes: int = 0
     pv: tuple[Move, ...] = ()
     alternatives: list[Move] = field(default_factory=list)  # YXNBEST: best first, `move` included
+    score: int | None = None  # the search's value for the mover in evaluation units (None: not searched)
 
 
 @runtime_checkable

@@ -34,6 +34,7 @@ UNITS = (
     "gomocup_bot.brain",
     "gomocup_bot.net",
     "gomocup_bot.experiments",
+    "gomocup_bot.training",
     "gomocup_bot.warmup",
     "gomocup_bot.bench",
     "gomocup_bot.cli",
@@ -54,6 +55,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "gomocup_bot.experiments": frozenset(
         {"gomocup_bot.core", "gomocup_bot.engine", "gomocup_bot.engines", "gomocup_bot.search", "protocol"}
     ),
+    "gomocup_bot.training": frozenset(
+        {"gomocup_bot", "gomocup_bot.core", "gomocup_bot.engine", "gomocup_bot.engines", "gomocup_bot.search", "protocol"}
+    ),
     "gomocup_bot.warmup": frozenset({"gomocup_bot.core", "gomocup_bot.search"}),  # above both kernel packages
     "gomocup_bot.bench": frozenset({"gomocup_bot.core", "gomocup_bot.search"}),  # likewise
     "gomocup_bot.cli": frozenset(set(UNITS) - {"tournament"}),  # the top: dispatches to every subcommand
@@ -71,7 +75,7 @@ TOURNAMENT_EXCEPTIONS = frozenset(
 )
 # what `gomocup_bot/` holds at its top level: everything else lives in a package
 TOP_LEVEL = {"__init__.py", "__main__.py", "cli.py", "engine.py", "warmup.py", "bench.py"}
-PACKAGES = {"brain", "core", "engines", "experiments", "net", "search"}
+PACKAGES = {"brain", "core", "engines", "experiments", "net", "search", "training"}
 
 DYNAMIC_CALLS = {"import_module", "find_spec", "__import__"}
 DOTTED = re.compile(r"(?<![/\w.])(?:gomocup_bot|protocol|tournament)(?:\.[A-Za-z_]\w*)+(?![\w/-])")

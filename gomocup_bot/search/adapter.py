@@ -109,7 +109,8 @@ class BoardView:
 
 
 def make_result(view: BoardView, p: int, *, proven: int = 0, winrate: float | None = None,
-                depth: int = 0, nodes: int = 0, pv=(), alternatives=(), nbest: int = 1) -> SearchResult:
+                depth: int = 0, nodes: int = 0, pv=(), alternatives=(), nbest: int = 1,
+                score: int | None = None) -> SearchResult:
     """A `SearchResult` for square p, replaced by the fallback if p is not a legal choice."""
     if not view.is_legal(p) or (p in view.excluded and view.fallback() not in view.excluded):
         log.warning("search produced an unusable square %s; using the fallback", p)
@@ -126,6 +127,7 @@ def make_result(view: BoardView, p: int, *, proven: int = 0, winrate: float | No
         nodes=nodes,
         pv=tuple(view.xy(int(q)) for q in pv if int(q) >= 0),
         alternatives=[view.xy(a) for a in alts[:max(1, nbest)]],
+        score=score,
     )
 
 

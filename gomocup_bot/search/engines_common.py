@@ -107,7 +107,7 @@ def _finish(request: SearchRequest, view: BoardView, out, label: str, *, win_bou
            text=summary_text(label, view, depth=out.depth, nodes=out.nodes, winrate=winrate, pv=out.pv,
                              seconds=seconds, extra=extra))
     return make_result(view, out.move, proven=out.proven, winrate=winrate, depth=out.depth,
-                       nodes=out.nodes, pv=out.pv, alternatives=out.ranked, nbest=request.nbest)
+                       nodes=out.nodes, pv=out.pv, alternatives=out.ranked, nbest=request.nbest, score=out.score)
 
 
 def warm_big_k(position) -> None:
