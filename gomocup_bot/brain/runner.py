@@ -21,7 +21,8 @@ from typing import Any, Callable
 import trio
 
 from gomocup_bot.engine import Engine, SearchInfo, SearchLimits, SearchRequest, SearchResult, StopFlag
-from gomocup_bot.engines import DEFAULT_ENGINE, ENGINE_NAMES, QUICK_ENGINE, create_engine, is_available
+from gomocup_bot.core.evalfile import EvalWeightsError, verify
+from gomocup_bot.engines import DEFAULT_ENGINE, ENGINE_NAMES, QUICK_ENGINE, WEIGHTLESS, create_engine, is_available
 from gomocup_bot.brain.session import Action, BrainSession, Exit, ResetEngine, Search, Send, StopSearch
 from gomocup_bot.brain.timeman import INSTANT_S, move_budget
 from protocol import messages as m
@@ -173,6 +174,7 @@ class EngineChoice:
 
     factory: Callable[[], Engine]
     label: str
+    problem: str | None = None  # why the engine cannot play at all (START answers ERROR with it)
 
 
 def choose_engine(options: BrainOptions, engine_factory: Callable[[], Engine] | None = None) -> EngineChoice:
@@ -188,7 +190,13 @@ def choose_engine(options: BrainOptions, engine_factory: Callable[[], Engine] | 
         extra["threads"] = options.threads
     name = options.engine_name
     if is_available(name):
-        return EngineChoice(lambda: create_engine(name, **extra), name)
+        problem = None
+        if name not in WEIGHTLESS:
+            problem = verify()
+            if problem:
+                problem = f"engine {name} cannot play: {problem}"
+                log.error("%s", problem)
+        return EngineChoice(lambda: create_engine(name, **extra), name, problem)
     log.warning("engine %r is not available yet; falling back to %r", name, QUICK_ENGINE)
     return EngineChoice(lambda: create_engine(QUICK_ENGINE, **extra), f"{QUICK_ENGINE} (fallback: {name} not built)")
 
@@ -227,7 +235,8 @@ class _Runner:
         self.options = options
         self.slots = search_slots
         self.choice = choice
-        self.session = BrainSession(engine_label=choice.label, yixin_rule2=options.yixin_rule2)
+        self.session = BrainSession(engine_label=choice.label, yixin_rule2=options.yixin_rule2,
+                                    engine_problem=choice.problem)
         self.parser = CommandParser()
         self.send_queue, self.receive_queue = trio.open_memory_channel[Any](QUEUE_SIZE)
         self.pending = 0  # commands queued and not yet handled
@@ -383,6 +392,10 @@ class _Runner:
         try:
             self.engine = await trio.to_thread.run_sync(build, abandon_on_cancel=True)
             log.info("engine %s ready in %.3f s", self.choice.label, time.monotonic() - started)
+        except EvalWeightsError as exc:  # never play without the evaluation: refuse every move
+            log.error("engine %s cannot play: %s", self.choice.label, exc)
+            self.session.engine_problem = f"engine {self.choice.label} cannot play: {exc}"
+            self.engine = create_engine(QUICK_ENGINE)
         except Exception:
             log.exception("engine %s failed to start; using %s", self.choice.label, QUICK_ENGINE)
             self.engine = create_engine(QUICK_ENGINE)

@@ -90,6 +90,7 @@ class BrainSession:
     rule_problem: str | None = None  # set while the last `INFO rule` was unsupported
     excluded: set[Move] = field(default_factory=set)  # YXBLOCK
     game_id: int = 0  # bumped on every new game, so the runner knows to call engine.new_game
+    engine_problem: str | None = None  # the engine cannot play (its weights are unusable): refuse games
 
     # ------------------------------------------------------------------ queries
 
@@ -235,6 +236,8 @@ class BrainSession:
     # ------------------------------------------------------------------ helpers
 
     def _start(self, width: int, height: int) -> Action:
+        if self.engine_problem:
+            return _error(self.engine_problem)
         for n in (width, height):
             if not MIN_SIZE <= n <= MAX_SIZE:
                 return _error(f"unsupported board size {width}x{height} (supported: {MIN_SIZE}..{MAX_SIZE})")
@@ -271,6 +274,8 @@ class BrainSession:
 
     def _cannot_move(self) -> str | None:
         """Why a move request cannot be served now, or None."""
+        if self.engine_problem:
+            return self.engine_problem
         if not self.started:
             return "no board yet: send START first"
         if self.rule_problem:

@@ -18,9 +18,11 @@ Incremental state, all restored exactly by `unmake`:
 - the pattern layer (`core.classes`; for k > TABLE_MAX_K kept by `play` / `take`): per empty
   square, colour and direction the line code `lc[colour-1 << 2 | d]` (from `ltab`), the four codes' combo `combo[colour-1]`, its
   threat class `cls[colour-1]` (from `ctab`), and per colour the count of empty squares in each
-  class `cnt[colour-1]` (what the search's tactics and evaluation read). Occupied squares keep the codes they had when they were filled
-  and are left out of `cnt`: with strictly last-in-first-out make/unmake those codes are
-  exact again when the stone is taken back.
+  class `cnt[colour-1]` (what the search's tactics read), and per colour the sum over its empty
+  squares of the trained evaluation's packed (V_self, V_opp) by combo, `vsum[colour-1]` (from
+  `vtab`, `core.evaltables`: what the evaluation reads). Occupied squares keep the codes they had
+  when they were filled and are left out of `cnt` and `vsum`: with strictly last-in-first-out
+  make/unmake those codes are exact again when the stone is taken back.
 """
 from __future__ import annotations
 
@@ -56,10 +58,11 @@ from .constants import (
     WHITE,
 )
 from .classes import N_CLASSES, P_OVERLINE, combo_tables, line_code_tables
+from .evaltables import runtime_tables
 from .tables import OPP, WALL_DIGIT, classify_window, pattern_tables, renju_foul_table, renju_line_foul
 
 Board = namedtuple("Board", ["cells", "keys", "nbr", "zobrist", "hash", "stack", "meta", "dirs", "kdelta", "table",
-                             "lc", "combo", "cls", "cnt", "ltab", "ctab"])
+                             "lc", "combo", "cls", "cnt", "ltab", "ctab", "vtab", "vsum"])
 
 MIN_SIDE = 3
 MAX_SIDE = 32
@@ -141,6 +144,8 @@ def new_board(width: int, height: int, k: int = 5, rule: int = RULE_FREESTYLE) -
         cnt=np.zeros((2, N_CLASSES), dtype=np.int32),
         ltab=ltab,
         ctab=ctab,
+        vtab=runtime_tables(rule)[0],
+        vsum=np.zeros(2, dtype=np.int64),
     )
     recompute(board)
     return board
@@ -268,13 +273,15 @@ def _set_codes(b, d, q, w, pw):
         old = b.lc[row, q]
         if old != code:
             b.lc[row, q] = code
-            nc = b.combo[side, q] + (np.int32(code) - np.int32(old)) * pw
+            oc = b.combo[side, q]
+            nc = oc + (np.int32(code) - np.int32(old)) * pw
             b.combo[side, q] = nc
             ocls = b.cls[side, q]
             ncls = b.ctab[side, nc]
             b.cls[side, q] = ncls
             b.cnt[side, ocls] -= 1
             b.cnt[side, ncls] += 1
+            b.vsum[side] += b.vtab[side, nc] - b.vtab[side, oc]
     b.keys[d, q] = key
 
 
@@ -301,6 +308,7 @@ def rebuild_layer(b):
     """The pattern layer from the keys, from scratch (creation, blocked squares, tests); for
     k > TABLE_MAX_K from the cells, keys included."""
     b.cnt[:, :] = 0
+    b.vsum[:] = 0
     if not b.meta[M_TABLE]:
         _rebuild_scanned(b)
         return
@@ -322,6 +330,7 @@ def rebuild_layer(b):
                 b.combo[side, q] = c
                 b.cls[side, q] = b.ctab[side, c]
                 b.cnt[side, b.cls[side, q]] += 1
+                b.vsum[side] += b.vtab[side, c]
 
 
 @njit(cache=True, nogil=True)
@@ -340,6 +349,7 @@ def _rebuild_scanned(b):
                 b.combo[side, q] = 0
                 b.cls[side, q] = b.ctab[side, 0]
                 b.cnt[side, b.cls[side, q]] += 1
+                b.vsum[side] += b.vtab[side, 0]
             pw = np.int32(1)
             for d in range(4):
                 _set_codes(b, d, q, win, pw)
@@ -377,8 +387,11 @@ def make(b, p, colour):
         ltab = b.ltab
         ctab = b.ctab
         cells = b.cells
+        vtab = b.vtab
+        vsum = b.vsum
         for side in range(2):  # the stone's own square leaves the layer
             cnt[side, cls[side, up]] -= 1
+            vsum[side] -= vtab[side, np.uint64(combo[side, up])]
         pw = np.int32(1)
         for d in range(4):
             s = b.dirs[d]
@@ -402,6 +415,7 @@ def make(b, p, colour):
                         cls[side, q] = ncls
                         cnt[side, ocls] -= 1
                         cnt[side, ncls] += 1
+                        vsum[side] += vtab[side, np.uint64(nc)] - vtab[side, np.uint64(oc)]
             pw *= np.int32(10)
     s = b.meta[M_STRIDE]
     nbr = b.nbr
@@ -445,6 +459,8 @@ def unmake(b):
         ltab = b.ltab
         ctab = b.ctab
         cells = b.cells
+        vtab = b.vtab
+        vsum = b.vsum
         pw = np.int32(1)
         for d in range(4):
             s = b.dirs[d]
@@ -468,9 +484,11 @@ def unmake(b):
                         cls[side, q] = ncls
                         cnt[side, ocls] -= 1
                         cnt[side, ncls] += 1
+                        vsum[side] += vtab[side, np.uint64(nc)] - vtab[side, np.uint64(oc)]
             pw *= np.int32(10)
         for side in range(2):  # the square is empty again: its (still exact) codes count again
             cnt[side, cls[side, up]] += 1
+            vsum[side] += vtab[side, np.uint64(combo[side, up])]
     s = b.meta[M_STRIDE]
     nbr = b.nbr
     one = np.uint64(1)
@@ -502,6 +520,7 @@ def _play_scanned(b, p, colour):
     sync_layer(b)
     for side in range(2):
         b.cnt[side, b.cls[side, p]] -= 1
+        b.vsum[side] -= b.vtab[side, b.combo[side, p]]
     make(b, p, colour)
     _relayer(b, p)
 
@@ -514,6 +533,7 @@ def _take_scanned(b):
     _relayer(b, p)
     for side in range(2):
         b.cnt[side, b.cls[side, p]] += 1
+        b.vsum[side] += b.vtab[side, b.combo[side, p]]
     return p
 
 
@@ -644,7 +664,7 @@ def copy_board(b):
     return Board(
         b.cells.copy(), b.keys.copy(), b.nbr.copy(), b.zobrist, b.hash.copy(),
         b.stack.copy(), b.meta.copy(), b.dirs, b.kdelta, b.table,
-        b.lc.copy(), b.combo.copy(), b.cls.copy(), b.cnt.copy(), b.ltab, b.ctab,
+        b.lc.copy(), b.combo.copy(), b.cls.copy(), b.cnt.copy(), b.ltab, b.ctab, b.vtab, b.vsum.copy(),
     )
 
 

@@ -56,13 +56,6 @@ N_CLASSES = 16  # (padded so a side's counts are 16 int32s)
 CLASS_NAMES = ("none", "forbid", "low", "two", "two2", "closed3", "closed3+", "three", "three+",
                "double3", "four", "four+", "four3", "flex4", "five")
 
-# evaluation by class counts: for the side to move (EVAL_SELF) and for the opponent (EVAL_OPP),
-# score units per empty square of each class; fitted by benchmarks/tune_eval.py (logistic
-# regression of game results on these counts, 250 units per logit; docs/search.md)
-EVAL_SELF = np.array([0, 0, -3, -1, 6, 5, 5, 30, 43, 107, 58, 100, 581, 0, 0, 0], dtype=np.int64)
-EVAL_OPP = np.array([0, 0, -3, -2, 5, 4, 6, 12, 35, 94, 43, 94, 223, 152, 0, 0], dtype=np.int64)
-EVAL_TEMPO = -17
-
 # move ordering: own class (attack) and the opponent's class on the same square (defence), plus a
 # small sum over the square's four line codes (breaks ties between squares of one class)
 LINE_ORDER = np.array([0, 0, 1, 1, 3, 3, 3, 8, 12, 0], dtype=np.int32)

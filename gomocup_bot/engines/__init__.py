@@ -23,6 +23,8 @@ _REGISTRY: dict[str, tuple[str, str]] = {
 }
 
 ENGINE_NAMES: tuple[str, ...] = tuple(_REGISTRY)
+# engines that play without the core board, hence without the trained evaluation's weights
+WEIGHTLESS = frozenset({"random", "greedy"})
 DEFAULT_ENGINE = "gomocup-bot"
 QUICK_ENGINE = "greedy"  # cheap pure-Python answer when no search slot is free in time
 

@@ -11,7 +11,7 @@ Options: ``backend`` (mcts | ab), ``trigger`` (none | brute | triggered | h1 | h
 class-count evaluation, or the PVS's quiescence search, instead of playouts; table boards but
 caro), ``prior`` (MCTS: score | class -- priors from the threat classes), ``final`` (robust | max |
 max-robust), ``level``,
-``threads`` (1 | 2: the second core searches too -- alpha-beta with a lazy-SMP helper thread,
+``root_nodes`` (the root threat search's node budget), ``threads`` (1 | 2: the second core searches too -- alpha-beta with a lazy-SMP helper thread,
 MCTS with a second tree (``parallel=root``) or on one shared tree (``parallel=tree``); defaults
 below), ``reuse`` (MCTS: keep the tree from one move to the next).
 """
@@ -41,6 +41,7 @@ DEFAULT_PRUNE = 1
 DEFAULT_VCT_DEPTH = 0
 DEFAULT_VCT_NODES = 300
 DEFAULT_LMR_SCALE = 100
+DEFAULT_ROOT_NODES = 300_000  # the root's own threat search (the opponent's gets half)
 TACTICS_SHARE = 0.4  # of the planned time, at most, for the root's threat checks
 
 
@@ -53,6 +54,7 @@ class FullEngine(SearchEngineBase):
         if self.backend not in ("mcts", "ab"):
             self.backend = DEFAULT_BACKEND
         self.tactics = self.option("tactics", True, bool)
+        self.root_nodes = self.option("root_nodes", DEFAULT_ROOT_NODES, int)
         self.threads = max(1, min(2, self.option("threads", DEFAULT_THREADS[self.backend], int)))
         self._mcts_config = None
         self._mcts = None  # MctsSearcher
@@ -141,7 +143,7 @@ class FullEngine(SearchEngineBase):
         if self.tactics:
             share = max(budget.soft - time.monotonic(), 0.0)
             plan = rootcheck.analyse(board, view.side, stop.array, time.monotonic() + TACTICS_SHARE * share,
-                                     excluded=view.excluded)
+                                     excluded=view.excluded, vct_nodes=self.root_nodes)
             if plan.move >= 0 and plan.move not in view.excluded:
                 report(request, "best", view, plan.move)
                 report(request, "summary", view, plan.move, winrate=1.0 if plan.proven > 0 else None,

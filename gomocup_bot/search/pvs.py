@@ -28,15 +28,13 @@ from gomocup_bot.core.classes import (
     C_DOUBLE3,
     C_FOUR,
     C_FOUR3,
+    C_FOURP,
     C_LOW,
     C_THREE,
     C_THREEP,
-    EVAL_OPP,
-    EVAL_SELF,
-    EVAL_TEMPO,
-    N_CLASSES,
     combo_tables,
 )
+from gomocup_bot.core.evaltables import runtime_tables
 from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_PAD, M_RULE, M_SIZE, M_STRIDE, M_WIDTH, RULE_RENJU
 from gomocup_bot.search import vct as T
 from gomocup_bot.search.layer import find_class, legal_for, sort_moves  # noqa: F401 (re-exported)
@@ -52,16 +50,15 @@ FLAG_UPPER, FLAG_LOWER, FLAG_EXACT = 1, 2, 3
 
 # params
 P_WIDTH = 0  # moves kept at a quiet inner node
-P_TEMPO = 1
-P_QDEPTH = 2  # fours the quiescence may play in a row
-P_LMR_MIN = 3  # first move index that may be reduced
-P_MAX_NODES = 4  # 0 = no limit
-P_PRUNE = 5  # 1: depth-scaled selectivity (below); 0: plain late-move reductions of quiet moves only
-P_VCT_DEPTH = 6  # probe the threat search (VCT) at quiet PV nodes with at most this depth left (0: never)
-P_VCT_NODES = 7  # threat-search nodes one probe may spend
-P_VCT_THREES = 8  # threes the probe's VCT may use (fours are free)
-P_LMR_SCALE = 9  # log-log reduction scale, hundredths
-P_LEN = 10
+P_QDEPTH = 1  # fours the quiescence may play in a row
+P_LMR_MIN = 2  # first move index that may be reduced
+P_MAX_NODES = 3  # 0 = no limit
+P_PRUNE = 4  # 1: depth-scaled selectivity (below); 0: plain late-move reductions of quiet moves only
+P_VCT_DEPTH = 5  # probe the threat search (VCT) at quiet PV nodes with at most this depth left (0: never)
+P_VCT_NODES = 6  # threat-search nodes one probe may spend
+P_VCT_THREES = 7  # threes the probe's VCT may use (fours are free)
+P_LMR_SCALE = 8  # log-log reduction scale, hundredths
+P_LEN = 9
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -83,13 +80,12 @@ K_VCT_WINS = 3  # probes that proved a win
 K_LEN = 4
 
 Work = namedtuple("Work", ["tt_key", "tt_data", "killers", "history", "moves", "scores", "counter",
-                           "params", "stop", "attack", "defend", "eval_self", "eval_opp", "threat", "evals"])
+                           "params", "stop", "attack", "defend", "eval_threat", "eval_tempo", "threat", "evals"])
 
 
 def default_params() -> np.ndarray:
     p = np.zeros(P_LEN, dtype=np.int64)
     p[P_WIDTH] = 14
-    p[P_TEMPO] = EVAL_TEMPO
     p[P_QDEPTH] = 1
     p[P_LMR_MIN] = 4
     p[P_PRUNE] = 1
@@ -112,9 +108,10 @@ def new_work(board, tt, params: np.ndarray, stop: np.ndarray) -> Work:
     """Per-thread scratch around a shared table ``tt`` (the history and killers are per thread)."""
     size = int(board.meta[M_SIZE])
     _, attack, defend = combo_tables(int(board.meta[M_RULE]) == RULE_RENJU)
+    _, threat, tempo = runtime_tables(int(board.meta[M_RULE]))
     return Work(tt[0], tt[1], np.zeros(MAX_PLY * 2, dtype=np.int32), np.zeros(2 * size, dtype=np.int32),
                 np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32), np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32),
-                np.zeros(K_LEN, dtype=np.int64), params, stop, attack, defend, EVAL_SELF.copy(), EVAL_OPP.copy(),
+                np.zeros(K_LEN, dtype=np.int64), params, stop, attack, defend, threat, tempo,
                 T.new_work(board, stop, 1 << 14), np.zeros(MAX_PLY + 2, dtype=np.int64))
 
 
@@ -183,14 +180,48 @@ def _from_tt(v, ply):
 # board questions
 
 
+@njit(cache=True, nogil=True, forceinline=True)
+def threat_mask(b, me, op):
+    """Which threats each side can make somewhere, as the trained threat table's index (the bits
+    of `core.evaltables.threat_mask`)."""
+    c = b.cnt
+    m = 1 if c[op, C_FIVE] > 0 else 0
+    if c[me, C_FLEX4] > 0:
+        m |= 2
+    if c[op, C_FLEX4] > 0:
+        m |= 4
+    if c[me, C_FOUR3] > 0:
+        m |= 8
+    if c[me, C_FOUR] + c[me, C_FOURP] > 0:
+        m |= 16
+    if c[me, C_THREEP] + c[me, C_DOUBLE3] > 0:
+        m |= 32
+    if c[me, C_THREE] > 0:
+        m |= 64
+    if c[op, C_FOUR3] > 0:
+        m |= 128
+    if c[op, C_FOUR] + c[op, C_FOURP] > 0:
+        m |= 256
+    if c[op, C_THREEP] + c[op, C_DOUBLE3] > 0:
+        m |= 512
+    if c[op, C_THREE] > 0:
+        m |= 1024
+    return m
+
+
 @njit(cache=True, nogil=True)
 def evaluate(b, side, w):
-    """Static value for ``side`` to move: the fitted weights of both sides' threat-class counts."""
+    """Static value for ``side`` to move: the trained pattern-code sums the board keeps (the
+    mover's squares by V_self, the opponent's by V_opp, `core.evaltables`), the threat table and
+    the tempo of the mover's colour."""
     me = side - 1
     op = 1 - me
-    v = w.params[P_TEMPO]
-    for c in range(N_CLASSES):
-        v += w.eval_self[c] * b.cnt[me, c] - w.eval_opp[c] * b.cnt[op, c]
+    s_me = b.vsum[me]
+    s_op = b.vsum[op]
+    # unpack: the low 32 bits are V_opp's sum (signed), the rest V_self's
+    lo_me = ((s_me + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+    lo_op = ((s_op + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+    v = ((s_me - lo_me) >> 32) - lo_op + w.eval_tempo[me] + w.eval_threat[me, threat_mask(b, me, op)]
     if v > WIN_BOUND - 1:
         v = WIN_BOUND - 1
     elif v < -(WIN_BOUND - 1):

@@ -38,6 +38,7 @@ class Job:
     rule: str
     size: int
     nodes: int
+    root_nodes: int
     openings: tuple[tuple[tuple[int, int], ...], ...]  # offsets from the centre
     random_share: float
     source: str
@@ -63,10 +64,10 @@ def parse_openings(path: str) -> list[tuple[tuple[int, int], ...]]:
 class _Player:
     """One worker's engine, kept across its games (its numba kernels load once)."""
 
-    def __init__(self) -> None:
+    def __init__(self, root_nodes: int) -> None:
         from gomocup_bot.engines import create_engine
 
-        self.engine = create_engine("gomocup-bot", threads=1)
+        self.engine = create_engine("gomocup-bot", threads=1, root_nodes=root_nodes)
         self.engine.prepare()
 
     def search(self, job: Job, moves: list[tuple[int, int]]):
@@ -142,7 +143,7 @@ _PLAYER: _Player | None = None
 def _worker(job: Job) -> str:
     global _PLAYER
     if _PLAYER is None:
-        _PLAYER = _Player()
+        _PLAYER = _Player(job.root_nodes)
     return play_game(_PLAYER, job).to_line()
 
 
@@ -178,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rule", choices=sorted(RULES), default="freestyle")
     ap.add_argument("--size", type=int, default=15)
     ap.add_argument("--nodes", type=int, default=12000, help="PVS nodes a move (default 12000)")
+    ap.add_argument("--root-nodes", type=int, default=40000,
+                    help="node budget of the root's threat search (default 40000; the brain's own is 300000)")
     ap.add_argument("--openings", help="a Piskvork offset-format opening file (else all openings are random)")
     ap.add_argument("--random-share", type=float, default=0.5,
                     help="share of games from a random balanced opening when --openings is given (default 0.5)")
@@ -197,8 +200,8 @@ def main(argv: list[str] | None = None) -> int:
         text = out.read_bytes()
         if text and not text.endswith(b"\n"):
             out.write_bytes(text[: text.rfind(b"\n") + 1])
-    source = _source()
-    jobs = [Job(i, args.seed, args.rule, args.size, args.nodes, openings,
+    source = f"{_source()} root {args.root_nodes}"
+    jobs = [Job(i, args.seed, args.rule, args.size, args.nodes, args.root_nodes, openings,
                 args.random_share if openings else 1.0, source)
             for i in range(args.games) if i not in done_ids]
     start_done = len(done_ids)

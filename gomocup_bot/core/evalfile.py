@@ -1,0 +1,89 @@
+"""The evaluation weights file: its format and the checks that refuse a bad one.
+
+Kept free of numpy so the brain can check the file when it starts, before the heavy imports
+(a brain without usable weights answers START with ERROR instead of playing without them).
+
+Format (little-endian): the magic ``GBEVAL1\\n``, a uint32 length and that many bytes of JSON
+header (``version``, ``scale`` = evaluation units a logit, ``tables``: names in body order,
+``codes`` = 715 canonical pattern codes, ``threat_bits`` = 11, and free-form training ``notes``),
+then per table int16 ``v_self[715]``, ``v_opp[715]``, ``threat[2048]``, ``tempo[1]``, and last a
+CRC-32 of everything before it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import struct
+import zlib
+from importlib import resources
+from pathlib import Path
+
+MAGIC = b"GBEVAL1\n"
+VERSION = 1
+N_CANON = 715  # multisets of 4 line codes out of 10
+THREAT_BITS = 11
+N_THREAT = 1 << THREAT_BITS
+TABLE_NAMES = ("freestyle", "standard", "renju-black", "renju-white", "caro")
+DEFAULT_FILE = "eval.gbw"  # in gomocup_bot/core/data/
+ENV_VAR = "GOMOCUP_BOT_EVAL"  # a weights file to use instead of the package's (trials, tests)
+TABLE_BYTES = 2 * (2 * N_CANON + N_THREAT) + 2
+
+
+class EvalWeightsError(RuntimeError):
+    """The weights file is missing, truncated, corrupt or of another version."""
+
+
+def read_bytes(path: str | Path | None = None) -> tuple[bytes, str]:
+    """(the file's bytes, a name for messages): ``path``, else the file named by $GOMOCUP_BOT_EVAL,
+    else the package's own file."""
+    if path is None:
+        path = os.environ.get(ENV_VAR) or None
+    if path is None:
+        where = f"gomocup_bot/core/data/{DEFAULT_FILE}"
+        try:
+            return resources.files("gomocup_bot.core").joinpath("data", DEFAULT_FILE).read_bytes(), where
+        except OSError:
+            raise EvalWeightsError(f"{where}: the evaluation weights are missing: reinstall the package "
+                                   f"(or train them: gomocup-bot train-eval)") from None
+    try:
+        return Path(path).read_bytes(), str(path)
+    except OSError as exc:
+        raise EvalWeightsError(f"{path}: cannot read the evaluation weights ({exc.strerror})") from None
+
+
+def check(data: bytes, where: str = "weights") -> tuple[dict, int]:
+    """(the header, the body offset of the first table) of a sound file; raises `EvalWeightsError`
+    saying what is wrong otherwise."""
+    if len(data) < len(MAGIC) + 8 or not data.startswith(MAGIC):
+        raise EvalWeightsError(f"{where}: not an evaluation weights file (bad magic)")
+    body, crc = data[:-4], struct.unpack("<I", data[-4:])[0]
+    if zlib.crc32(body) != crc:
+        raise EvalWeightsError(f"{where}: corrupt (checksum mismatch): reinstall the package or retrain")
+    (n,) = struct.unpack_from("<I", body, len(MAGIC))
+    start = len(MAGIC) + 4
+    try:
+        header = json.loads(body[start:start + n])
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise EvalWeightsError(f"{where}: unreadable header ({exc})") from None
+    if (not isinstance(header, dict) or header.get("version") != VERSION or header.get("codes") != N_CANON
+            or header.get("threat_bits") != THREAT_BITS):
+        raise EvalWeightsError(f"{where}: not version {VERSION} with {N_CANON} codes (the file says "
+                               f"{header.get('version') if isinstance(header, dict) else '?'})")
+    names = header.get("tables")
+    if not isinstance(names, list):
+        raise EvalWeightsError(f"{where}: the header lists no tables")
+    missing = [t for t in TABLE_NAMES if t not in names]
+    if missing:
+        raise EvalWeightsError(f"{where}: no table for {', '.join(missing)}")
+    if len(body) - (start + n) != TABLE_BYTES * len(names):
+        raise EvalWeightsError(f"{where}: truncated or padded body")
+    return header, start + n
+
+
+def verify(path: str | Path | None = None) -> str | None:
+    """Why the weights (at ``path``, or the package's) cannot be used, or None when they can."""
+    try:
+        check(*read_bytes(path))
+    except EvalWeightsError as exc:
+        return str(exc)
+    return None
