@@ -122,7 +122,7 @@ def play_game(player: _Player, job: Job) -> GameRecord:
             pick = rnd.choices(range(3), weights=EXPLORE_P)[0]
             if pick < len(result.alternatives):
                 move = result.alternatives[pick]
-        scores.append(result.score if move == result.move else None)
+        scores.append(result.score)  # the position's value, whichever move is then played
         if board.cls[side - 1, to_pos(board, *move)] == C_FIVE:
             moves.append(move)
             winner, end = side, "five"

@@ -1,0 +1,91 @@
+"""Training rows from game records: each kept position's pattern-code counts, threat mask, labels.
+
+A position is kept when its side to move has nothing forced pending: no five square for either
+side, no open-four square for the mover, no four-three of the mover's the opponent cannot meet
+with a four, and the generating search gave it a value short of a proven result (a position the
+root's threat checks decided carries no value). Its row holds, for the mover and for the opponent,
+how many empty squares carry each canonical code (`core.evaltables`), the threat mask, the colour
+to move, the game's result for the mover (1 won, 0 lost, 0.5 drawn) and the search's value.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gomocup_bot.core.board import new_board, play, to_pos
+from gomocup_bot.core.classes import C_FIVE, C_FLEX4, C_FOUR, C_FOUR3, C_FOURP
+from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_PAD, M_STRIDE, M_WIDTH, RULE_CARO, RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
+from gomocup_bot.core.evaltables import N_CANON, canonical_index, threat_mask
+from gomocup_bot.training.records import GameRecord
+
+RULE_CODES = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU, "caro": RULE_CARO}
+WIN_BOUND = 29000  # a searched value beyond this is a proven result (search.pvs.WIN_BOUND)
+
+
+@dataclass
+class Rows:
+    own: np.ndarray  # uint8[n, N_CANON]: the mover's squares by code
+    opp: np.ndarray  # uint8[n, N_CANON]: the opponent's squares by code
+    mask: np.ndarray  # int16[n]
+    colour: np.ndarray  # int8[n]: 1 black, 2 white to move
+    result: np.ndarray  # float32[n]: the game's result for the mover
+    score: np.ndarray  # float32[n]: the generating search's value for the mover
+    game: np.ndarray  # int32[n]: the record's id (held-out splits are by game)
+
+    def __len__(self) -> int:
+        return len(self.mask)
+
+    @staticmethod
+    def concat(parts: list["Rows"]) -> "Rows":
+        return Rows(*(np.concatenate([getattr(p, f) for p in parts]) for f in Rows.__dataclass_fields__))
+
+
+def forced(cnt_me: np.ndarray, cnt_op: np.ndarray) -> bool:
+    """Is something forced pending for the side to move (a five, an open four, a four-three)?"""
+    if cnt_me[C_FIVE] or cnt_op[C_FIVE] or cnt_me[C_FLEX4]:
+        return True
+    op_fours = cnt_op[C_FOUR] + cnt_op[C_FOURP] + cnt_op[C_FOUR3] + cnt_op[C_FLEX4]
+    return bool(cnt_me[C_FOUR3] and op_fours == 0)
+
+
+def _board_squares(b) -> np.ndarray:
+    pad, stride = int(b.meta[M_PAD]), int(b.meta[M_STRIDE])
+    w, h = int(b.meta[M_WIDTH]), int(b.meta[M_HEIGHT])
+    return np.array([(y + pad) * stride + x + pad for y in range(h) for x in range(w)], dtype=np.int64)
+
+
+def game_rows(rec: GameRecord) -> Rows:
+    """The kept positions of one game."""
+    canon = canonical_index()
+    b = new_board(rec.size, rec.size, 5, RULE_CODES[rec.rule])
+    squares = _board_squares(b)
+    moves = rec.move_list()
+    own, opp, mask, colour, result, score = [], [], [], [], [], []
+    for i, (x, y) in enumerate(moves):
+        side = 1 + i % 2
+        value = rec.scores[i] if i < len(rec.scores) else None
+        if i >= rec.opening and value is not None and abs(value) < WIN_BOUND:
+            me, op = side - 1, 2 - side
+            if not forced(b.cnt[me], b.cnt[op]):
+                empty = squares[b.cells[squares] == EMPTY]
+                own.append(np.bincount(canon[b.combo[me, empty]], minlength=N_CANON))
+                opp.append(np.bincount(canon[b.combo[op, empty]], minlength=N_CANON))
+                mask.append(threat_mask(b.cnt[me], b.cnt[op]))
+                colour.append(side)
+                result.append(0.5 if rec.winner == 0 else float(rec.winner == side))
+                score.append(float(value))
+        play(b, to_pos(b, x, y), side)
+    n = len(mask)
+    return Rows(np.array(own, dtype=np.uint8).reshape(n, N_CANON), np.array(opp, dtype=np.uint8).reshape(n, N_CANON),
+                np.array(mask, dtype=np.int16), np.array(colour, dtype=np.int8), np.array(result, dtype=np.float32),
+                np.array(score, dtype=np.float32), np.full(n, rec.id, dtype=np.int32))
+
+
+def rows_of(records) -> Rows:
+    parts = [game_rows(r) for r in records]
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return Rows(np.zeros((0, N_CANON), np.uint8), np.zeros((0, N_CANON), np.uint8), np.zeros(0, np.int16),
+                    np.zeros(0, np.int8), np.zeros(0, np.float32), np.zeros(0, np.float32), np.zeros(0, np.int32))
+    return Rows.concat(parts)
