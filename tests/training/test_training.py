@@ -1,0 +1,102 @@
+"""The training pipeline end to end on real games: `gomocup-bot selfplay` writes records and
+resumes an interrupted file, the features keep only positions with nothing forced pending, and
+`gomocup-bot train-eval` writes a weights file the brain loads and that fits its training data
+better than the weights it started from."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from gomocup_bot.core.board import board_from_stones, to_pos
+from gomocup_bot.core.constants import RULE_FREESTYLE
+from gomocup_bot.core.evaltables import N_CANON, canonical_index, load
+from gomocup_bot.training import features, records
+from gomocup_bot.training.records import GameRecord, RecordError, encode_moves
+
+
+def run(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "gomocup_bot", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def games(tmp_path_factory):
+    out = tmp_path_factory.mktemp("selfplay") / "games.jsonl"
+    proc = run("selfplay", "--out", str(out), "--games", "12", "--workers", "2", "--nodes", "1500",
+               "--root-nodes", "3000", "--seed", "5")
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def test_selfplay_writes_whole_games(games) -> None:
+    recs = list(records.read(games))
+    assert sorted(r.id for r in recs) == list(range(12))
+    for r in recs:
+        moves = r.move_list()
+        assert len(set(moves)) == len(moves) and len(r.scores) == len(moves)
+        assert 2 <= r.opening <= 6 and all(s is None for s in r.scores[:r.opening])
+        assert r.end in ("five", "proven", "full") and r.winner in (0, 1, 2)
+        if r.end == "five":  # the last move made five: check it on a fresh board
+            b = board_from_stones(15, 15, [(x, y, 1 + i % 2) for i, (x, y) in enumerate(moves[:-1])])
+            side = 1 + (len(moves) - 1) % 2
+            assert r.winner == side and b.cls[side - 1, to_pos(b, *moves[-1])] == 14
+
+
+def test_selfplay_resumes_an_interrupted_file(games, tmp_path) -> None:
+    lines = games.read_text().splitlines()
+    part = tmp_path / "part.jsonl"
+    part.write_text("\n".join(lines[:3]) + "\n" + lines[3][: len(lines[3]) // 2])  # cut mid-record
+    proc = run("selfplay", "--out", str(part), "--games", "5", "--workers", "1", "--nodes", "1500",
+               "--root-nodes", "3000", "--seed", "5")
+    assert proc.returncode == 0, proc.stderr
+    kept = [r.id for r in records.read(part)]
+    assert sorted(kept) == list(range(5)) and kept[:3] == [int(records.parse_line(ln).id) for ln in lines[:3]]
+
+
+def test_bad_records_are_refused(tmp_path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1, "rule": "gomoku", "size": 15, "opening": 0, "moves": "hh"}\n{"id": 2}\n')
+    with pytest.raises(RecordError, match="bad rule"):
+        list(records.read(bad))
+
+
+def test_features_count_the_codes_and_skip_forced_positions() -> None:
+    # black builds an open three at ply 4 (white must answer), then an open four at ply 6
+    moves = [(7, 7), (0, 0), (8, 7), (0, 2), (9, 7), (0, 4), (10, 7), (14, 14)]
+    rec = GameRecord(id=3, rule="freestyle", size=15, opening=2, moves=encode_moves(moves),
+                     scores=[None, None, 10, -20, 30, -400, 29990, None], winner=1, end="five")
+    rows = features.game_rows(rec)
+    # ply 2, 3, 4, 5 have values short of a proven result; ply 6 is proven, ply 7 has an open four
+    assert list(rows.colour) == [1, 2, 1, 2]
+    assert list(rows.result) == [1.0, 0.0, 1.0, 0.0] and list(rows.score) == [10, -20, 30, -400]
+    # the counts are the board's own codes at that ply
+    b = board_from_stones(15, 15, [(x, y, 1 + i % 2) for i, (x, y) in enumerate(moves[:2])], 5, RULE_FREESTYLE)
+    canon = canonical_index()
+    expect = np.zeros(N_CANON, dtype=np.int64)
+    for y in range(15):
+        for x in range(15):
+            if (x, y) not in moves[:2]:
+                expect[canon[b.combo[0, to_pos(b, x, y)]]] += 1
+    assert np.array_equal(rows.own[0], expect) and rows.own[0].sum() == 223
+
+
+def test_train_eval_fits_and_writes_a_loadable_file(games, tmp_path) -> None:
+    out = tmp_path / "w.gbw"
+    proc = run("train-eval", str(games), "--out", str(out), "--iters", "150")
+    assert proc.returncode == 0, proc.stderr
+    w = load(out)
+    report = w.notes["trained"]["freestyle"]
+    assert report["rows"] > 50
+    assert w.notes["copied"] == {"standard": "freestyle", "caro": "freestyle"}
+    assert not np.array_equal(w.tables["freestyle"].v_self, load().tables["freestyle"].v_self)
+    # the fit explains its own training rows better than its start (the blended label it minimises)
+    from gomocup_bot.training.train import Model, labels, log_loss, _sigmoid
+
+    rows = features.rows_of(records.read(games))
+    start = Model(("freestyle", "freestyle"), load().tables, 250.0)
+    fitted = Model(("freestyle", "freestyle"), w.tables, 250.0)
+    y = labels(rows, 0.5, 250.0)
+    assert log_loss(_sigmoid(fitted.logits(fitted.w0, rows)), y) < log_loss(_sigmoid(start.logits(start.w0, rows)), y)
