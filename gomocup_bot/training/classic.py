@@ -1,6 +1,6 @@
 """The evaluation before training, as a weights file: every code valued by its threat class.
 
-The hand-fitted class-count evaluation (13 weights per side, `benchmarks/tune_eval.py`) is the
+The hand-fitted class-count evaluation (13 weights per side, fitted by a logistic regression of game results on class counts) is the
 special case of the pattern-code tables in which a code's value depends only on its threat class.
 Written as a weights file it reproduces the old search node for node, which checks the
 incremental sums, and it is the baseline the trained tables are measured against.
