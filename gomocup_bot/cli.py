@@ -17,6 +17,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "warmup": ("gomocup_bot.warmup", "compile every numba kernel into the on-disk cache"),
     "experiment": ("gomocup_bot.experiments", "reproduce the papers' experiments and write reports"),
     "selfplay": ("gomocup_bot.training.selfplay", "play training games of the brain against itself (resumable)"),
+    "records-from-db": ("gomocup_bot.training.fromdb", "turn gomocup-tournament games into training records"),
     "train-eval": ("gomocup_bot.training.train", "fit the evaluation's pattern-code tables to game records"),
 }
 

@@ -30,7 +30,7 @@ class Rows:
     mask: np.ndarray  # int16[n]
     colour: np.ndarray  # int8[n]: 1 black, 2 white to move
     result: np.ndarray  # float32[n]: the game's result for the mover
-    score: np.ndarray  # float32[n]: the generating search's value for the mover
+    score: np.ndarray  # float32[n]: the generating search's value for the mover (NaN: none, a match game)
     game: np.ndarray  # int32[n]: the record's id (held-out splits are by game)
 
     def __len__(self) -> int:
@@ -61,11 +61,14 @@ def game_rows(rec: GameRecord) -> Rows:
     b = new_board(rec.size, rec.size, 5, RULE_CODES[rec.rule])
     squares = _board_squares(b)
     moves = rec.move_list()
+    searched = any(v is not None for v in rec.scores)  # else a match game: its result is the label
     own, opp, mask, colour, result, score = [], [], [], [], [], []
     for i, (x, y) in enumerate(moves):
         side = 1 + i % 2
         value = rec.scores[i] if i < len(rec.scores) else None
-        if i >= rec.opening and value is not None and abs(value) < WIN_BOUND:
+        if not searched and i >= rec.opening and i < len(moves) - 1:
+            value = float("nan")
+        if i >= rec.opening and value is not None and not abs(value) >= WIN_BOUND:
             me, op = side - 1, 2 - side
             if not forced(b.cnt[me], b.cnt[op]):
                 empty = squares[b.cells[squares] == EMPTY]

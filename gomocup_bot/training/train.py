@@ -101,7 +101,9 @@ class Model:
 
 
 def labels(rows: features.Rows, lam: float, scale: float) -> np.ndarray:
-    return lam * rows.result + (1 - lam) * _sigmoid(rows.score / scale)
+    """The blended label; a row without a search value (a match game's) gets its result."""
+    blended = lam * rows.result + (1 - lam) * _sigmoid(np.nan_to_num(rows.score) / scale)
+    return np.where(np.isnan(rows.score), rows.result, blended)
 
 
 def fit(rows: features.Rows, model: Model, lam: float, l2: float, iters: int, lr: float = 0.02,

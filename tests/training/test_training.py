@@ -100,3 +100,22 @@ def test_train_eval_fits_and_writes_a_loadable_file(games, tmp_path) -> None:
     fitted = Model(("freestyle", "freestyle"), w.tables, 250.0)
     y = labels(rows, 0.5, 250.0)
     assert log_loss(_sigmoid(fitted.logits(fitted.w0, rows)), y) < log_loss(_sigmoid(start.logits(start.w0, rows)), y)
+
+
+def test_match_games_become_result_labelled_rows(tmp_path) -> None:
+    db = tmp_path / "m.sqlite"
+    proc = subprocess.run([sys.executable, "-m", "tournament.cli", "match", "builtin:greedy", "builtin:random",
+                           "--pairs", "1", "--turn", "0.2", "--db", str(db), "--quiet", "--no-warmup"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "m.jsonl"
+    proc = run("records-from-db", str(db), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    recs = list(records.read(out))
+    assert len(recs) == 2 and all("greedy" in r.source and "random" in r.source for r in recs)
+    rows = features.rows_of(recs)
+    assert len(rows) > 0 and np.isnan(rows.score).all()
+    from gomocup_bot.training.train import labels
+
+    assert np.array_equal(labels(rows, 0.5, 250.0), rows.result)  # the result alone
+    assert run("records-from-db", str(tmp_path / "absent.sqlite"), "--out", str(out)).returncode != 0
