@@ -68,7 +68,7 @@ ALLOWED: dict[str, frozenset[str]] = {
 TOURNAMENT_EXCEPTIONS = frozenset(
     {
         ("tournament.engines", "gomocup_bot.engines", "dynamic"),
-        ("tournament.cli", "gomocup_bot.warmup", "dynamic"),
+        ("tournament.warmup", "gomocup_bot.warmup", "dynamic"),
     }
 )
 # what `gomocup_bot/` holds at its top level: everything else lives in a package
