@@ -33,7 +33,7 @@ from gomocup_bot.engine import BLACK, Position, SearchLimits, SearchRequest, Sto
 from gomocup_bot.engines.greedy import GreedyEngine  # noqa: E402
 from gomocup_bot.core.board import board_from_position  # noqa: E402
 from gomocup_bot.core.classes import C_FIVE  # noqa: E402
-from gomocup_bot.search.driver import MctsConfig, MctsSearcher  # noqa: E402
+from gomocup_bot.search.mcts_driver import MctsConfig, MctsSearcher  # noqa: E402
 from protocol.rules import FREESTYLE  # noqa: E402
 from tournament.openings import BUILTIN_OPENINGS  # noqa: E402
 

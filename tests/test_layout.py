@@ -6,16 +6,19 @@ import`, relative ones resolved, and the dynamic ones written with a literal nam
 (`importlib.import_module("...")`, `importlib.util.find_spec("...")`, `__import__("...")`).
 Each of our modules belongs to one unit; an import from one unit into another must be listed in
 ALLOWED below. A new package or top-level module of `gomocup_bot/` fails until it is given a
-unit and a row here and in the docs.
+unit and a row here and in the docs. The same imports, module by module, must hold no loop (a
+module importing, at module level or in a function, one that leads back to it).
 
 Also: every dotted name of ours that a module, a test or a benchmark imports or quotes in a string
 (subcommand tables, subprocess code, logger names, docstrings), and every `gomocup_bot/...py` path
-or dotted name in the docs, names something that exists, so no old module path survives the move.
+or dotted name in the docs (also written from the package down, `search/pvs.py`), names something
+that exists, so no old module path survives the move.
 """
 from __future__ import annotations
 
 import ast
 import re
+from collections import deque
 from pathlib import Path
 
 import pytest
@@ -70,7 +73,7 @@ ALLOWED: dict[str, frozenset[str]] = {
 TOURNAMENT_EXCEPTIONS = frozenset(
     {
         ("tournament.engines", "gomocup_bot.engines", "dynamic"),
-        ("tournament.cli", "gomocup_bot.warmup", "dynamic"),
+        ("tournament.warmup", "gomocup_bot.warmup", "dynamic"),
     }
 )
 # what `gomocup_bot/` holds at its top level: everything else lives in a package
@@ -80,6 +83,9 @@ PACKAGES = {"brain", "core", "engines", "experiments", "net", "search", "trainin
 DYNAMIC_CALLS = {"import_module", "find_spec", "__import__"}
 DOTTED = re.compile(r"(?<![/\w.])(?:gomocup_bot|protocol|tournament)(?:\.[A-Za-z_]\w*)+(?![\w/-])")
 FILE_SUFFIXES = {"md", "py", "txt", "json", "jsonl", "toml", "csv", "db", "log", "sqlite"}
+# a file of a `gomocup_bot/` package named without the `gomocup_bot/` (`search/pvs.py`), as the docs often do
+SHORT_PATH = re.compile(r"(?<![\w/.-])(?:%s)/[\w/]*\w\.py\b" % "|".join(sorted(PACKAGES)))
+REMOVED = {"search/alphabeta.py", "search/idsearch.py", "search/tactics.py"}  # docs/search.md tells they are gone
 
 
 def module_name(path: Path) -> str:
@@ -129,10 +135,11 @@ def imports_of(tree: ast.AST, name: str, is_pkg: bool) -> list[tuple[str, int, s
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            out.append((target, node.lineno, "from"))
-            for alias in node.names:  # `from pkg import submodule` imports the submodule
-                if f"{target}.{alias.name}" in MODULES:
-                    out.append((f"{target}.{alias.name}", node.lineno, "from"))
+            # `from pkg import submodule` imports the submodule; pkg itself only for the other names
+            subs = [f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in MODULES]
+            if len(subs) < len(node.names):
+                out.append((target, node.lineno, "from"))
+            out += [(sub, node.lineno, "from") for sub in subs]
         elif isinstance(node, ast.Call):
             func = node.func
             called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
@@ -214,6 +221,79 @@ def test_the_walker_sees_local_relative_and_dynamic_imports() -> None:
     assert any("tournament/engines.py:2: tournament.engines (tournament) imports gomocup_bot.brain.runner" in p for p in found), found
 
 
+def import_graph(source_of: dict[str, str] | None = None) -> dict[str, dict[str, str]]:
+    """module -> {module of ours it imports: 'path:line' of the first such import, with ', in a
+    function' when that import sits in a function body}. Packages count as modules (their
+    `__init__`); an import of a module by itself is left out."""
+    graph: dict[str, dict[str, str]] = {}
+    for name, path in MODULES.items():
+        tree = ast.parse((source_of or {}).get(name, path.read_text(encoding="utf-8")))
+        local = {node.lineno for func in ast.walk(tree) if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 for node in ast.walk(func) if isinstance(node, (ast.Import, ast.ImportFrom, ast.Call))}
+        edges = graph[name] = {}
+        for target, line, _ in imports_of(tree, name, path.name == "__init__.py"):
+            if target in MODULES and target != name and target not in edges:
+                edges[target] = f"{path.relative_to(ROOT)}:{line}" + (", in a function" if line in local else "")
+    return graph
+
+
+def shortest_loop(graph: dict[str, dict[str, str]], start: str) -> list[str] | None:
+    """The shortest chain of imports from `start` back to itself (breadth first), or None."""
+    parent: dict[str, str | None] = {start: None}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        for target in graph[node]:
+            if target == start:
+                loop = [node]
+                while loop[-1] != start:
+                    loop.append(parent[loop[-1]])
+                return loop[::-1]
+            if target not in parent:
+                parent[target] = node
+                queue.append(target)
+    return None
+
+
+def cycles(source_of: dict[str, str] | None = None) -> list[str]:
+    """Every distinct shortest import loop, as 'a -> b (where) -> a (where)'."""
+    graph = import_graph(source_of)
+    loops = set()
+    for start in graph:
+        loop = shortest_loop(graph, start)
+        if loop:
+            first = loop.index(min(loop))  # one rotation per loop, whichever module it was found from
+            loops.add(tuple(loop[first:] + loop[:first]))
+    return sorted(
+        "import cycle: " + loop[0] + "".join(f" -> {b} ({graph[a][b]})" for a, b in zip(loop, loop[1:] + loop[:1]))
+        for loop in loops
+    )
+
+
+def test_no_import_cycles() -> None:
+    """No module imports, at module level or in a function, one that leads back to it: a loop
+    hides which of the two is the lower layer and breaks when either import moves to the top."""
+    found = cycles()
+    assert not found, "\n".join(found)
+
+
+def test_the_cycle_check_sees_function_level_and_relative_loops() -> None:
+    """The check is not vacuous: a loop closed by a function-local import, and one of relative
+    `from . import` imports, are each reported with the lines that close them; a package's module
+    importing a sibling through the package name is not a loop."""
+    bad = {
+        "protocol.rules": "def f():\n    from protocol import judge\n",
+        "protocol.judge": "from protocol.rules import Rules\n",
+        "gomocup_bot.core.bits": "from .rng import seed\n",
+        "gomocup_bot.core.rng": "from . import bits\n",
+    }
+    found = cycles(bad)
+    assert "import cycle: protocol.judge -> protocol.rules (protocol/judge.py:1) -> protocol.judge (protocol/rules.py:2, in a function)" in found, found
+    assert "import cycle: gomocup_bot.core.bits -> gomocup_bot.core.rng (gomocup_bot/core/bits.py:1) -> gomocup_bot.core.bits (gomocup_bot/core/rng.py:1)" in found, found
+    # `from protocol import messages` in the package's own modules needs the submodule, not `protocol/__init__`
+    assert not any("-> protocol (" in p for p in found), found
+
+
 def test_gomocup_bot_top_level_holds_only_the_entry_points_and_the_contract() -> None:
     here = ROOT / "gomocup_bot"
     files = {p.name for p in here.glob("*.py")}
@@ -253,4 +333,5 @@ def test_every_module_the_docs_name_exists(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     missing = [m for m in DOTTED.findall(text) if stale(m)]
     missing += [p for p in re.findall(r"\b(?:gomocup_bot|protocol|tournament)/[\w/]*\w\.py\b", text) if not (ROOT / p).exists()]
+    missing += [p for p in SHORT_PATH.findall(text) if p not in REMOVED and not (ROOT / "gomocup_bot" / p).exists()]
     assert not missing, "\n".join(missing)

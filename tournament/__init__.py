@@ -6,5 +6,6 @@ Layers, each its own module:
 - `schedule` (who plays whom) and `runner` (N games at once, storing, SPRT) on top;
 - `store` (SQLite), `ratings` (Elo fit, LOS, SPRT), `report`, `export`, `openings`, `progress`;
 - `cluster` plays the same plans as Dask distributed tasks on other machines (`--cluster`, optional extra);
+- `warmup` fills the numba cache of built-in engines before games, for `cli` and for each cluster worker;
 - `cli` ties them together.
 """

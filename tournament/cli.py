@@ -6,10 +6,8 @@ among the built-in engines into ./ladder.sqlite and prints the standings.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import logging
 import math
-import subprocess
 import sys
 from pathlib import Path
 
@@ -32,6 +30,7 @@ from tournament.runner import (
 )
 from tournament.session import GameConfig, TimeControl
 from tournament.store import Store, StoreError
+from tournament.warmup import warm_up_builtins
 
 log = logging.getLogger("tournament")
 
@@ -178,29 +177,6 @@ def _settings(kind: str, engines: list, args: argparse.Namespace) -> TournamentS
     )
 
 
-def _warm_up_builtins(settings: TournamentSettings, progress: Progress) -> None:
-    """Compile the numba kernels of built-in engines once, so no game pays compile time on its clock."""
-    if not any(e.kind == "builtin" for e in settings.engines):
-        return
-    try:
-        if importlib.util.find_spec("gomocup_bot.warmup") is None:
-            return
-    except (ImportError, ValueError):
-        return
-    if progress.enabled:
-        progress.note("warming up built-in engines (gomocup-bot warmup; slow only the first time) ...")
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "gomocup_bot", "warmup"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=900, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        progress.note(f"warning: warmup failed ({exc}); first moves may be slow")
-        return
-    if done.returncode != 0:
-        tail = " | ".join(done.stderr.strip().splitlines()[-3:])
-        progress.note(f"warning: warmup exited with {done.returncode} ({tail}); first moves may be slow")
-
-
 def _print_results(store: Store, summary: RunSummary | None, names: list[str] | None = None) -> None:
     games = store.games()
     if names is not None:
@@ -246,7 +222,7 @@ def _run(kind: str, engine_texts: list[str], args: argparse.Namespace) -> int:
         if settings.concurrency > cpu_count():
             pass  # the runner warns
         if not args.no_warmup:
-            _warm_up_builtins(settings, progress)
+            warm_up_builtins(settings.engines, progress)
         if progress.enabled:
             progress.note(
                 f"{kind}: {', '.join(e.name for e in settings.engines)}; {settings.game.width}x{settings.game.height} "

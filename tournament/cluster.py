@@ -38,7 +38,6 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any, Callable
 
 import trio
@@ -63,6 +62,7 @@ from tournament.runner import (
 from tournament.schedule import LadderPlanner, Slot, pair_for_slot, remaining, tally_of
 from tournament.session import EnginePool, GameConfig
 from tournament.store import Store
+from tournament.warmup import warm_up_builtins
 
 log = logging.getLogger(__name__)
 
@@ -270,9 +270,7 @@ def _warm_up_once(specs: dict[str, EngineSpec]) -> None:
     with _warmup_lock:
         if _warmed_up:
             return
-        from tournament.cli import _warm_up_builtins  # the one warm-up the local command line runs too
-
-        _warm_up_builtins(SimpleNamespace(engines=list(specs.values())), Progress(stream=sys.stderr, enabled=False))
+        warm_up_builtins(specs.values(), Progress(stream=sys.stderr, enabled=False))
         _warmed_up = True
 
 

@@ -151,12 +151,6 @@ def new_board(width: int, height: int, k: int = 5, rule: int = RULE_FREESTYLE) -
     return board
 
 
-def _sync(board: Board) -> None:
-    from .patterns import sync_patterns
-
-    sync_patterns(board)
-
-
 def board_from_stones(width: int, height: int, stones, k: int = 5, rule: int = RULE_FREESTYLE) -> Board:
     """A board with `stones` = iterable of (x, y, colour) placed in order (colour 3 = blocked square).
 
@@ -175,7 +169,7 @@ def board_from_stones(width: int, height: int, stones, k: int = 5, rule: int = R
             block(board, p)
         else:
             raise ValueError(f"bad colour {colour}")
-    _sync(board)
+    sync_layer(board)  # `make` keeps no pattern layer for k > 5
     return board
 
 

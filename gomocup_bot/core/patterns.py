@@ -23,7 +23,7 @@ from .constants import (
     P_FOUR_OPEN,
     P_THREE_BROKEN,
 )
-from .board import exact_for, scan_window, to_pos  # noqa: F401 -- exact_for re-exported
+from .board import scan_window, to_pos
 from .board import sync_layer as sync_patterns  # noqa: F401 -- the name the kernels use
 
 MASK32 = (1 << 32) - 1

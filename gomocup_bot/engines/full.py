@@ -65,7 +65,7 @@ class FullEngine(SearchEngineBase):
     def mcts_config(self):
         """The MCTS settings from the options (built on first use: it imports the MCTS modules)."""
         if self._mcts_config is None:
-            from gomocup_bot.search.driver import TRIGGERS, MctsConfig
+            from gomocup_bot.search.mcts_driver import TRIGGERS, MctsConfig
             from gomocup_bot.search.policy import FINAL_POLICIES
 
             trigger = self.option("trigger", "triggered", str)
@@ -118,7 +118,7 @@ class FullEngine(SearchEngineBase):
             self._pvs = None
             self._sizes = (tree_bytes, tt_bytes)
         if self.backend == "mcts" and self._mcts is None:
-            from gomocup_bot.search.driver import MctsSearcher
+            from gomocup_bot.search.mcts_driver import MctsSearcher
             from gomocup_bot.search.mcts import NODE_BYTES, REROOT_BYTES
 
             per_node = NODE_BYTES + (REROOT_BYTES if self.mcts_config.reuse else 0)

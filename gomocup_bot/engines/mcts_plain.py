@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
 from gomocup_bot.search.adapter import BoardView, deadlines, make_result, report
-from gomocup_bot.search.driver import MctsConfig, MctsSearcher
+from gomocup_bot.search.mcts_driver import MctsConfig, MctsSearcher
 from gomocup_bot.search.engines_common import SearchEngineBase
 from gomocup_bot.search.mcts import NODE_BYTES
 from gomocup_bot.search.policy import child_mean, ranked_children

@@ -146,7 +146,7 @@ def _cost_figures(report: Report, suite, records: list[dict], config: str, capac
     import numpy as np
 
     from gomocup_bot.core.board import board_from_position
-    from gomocup_bot.search.driver import MctsConfig, MctsSearcher
+    from gomocup_bot.search.mcts_driver import MctsConfig, MctsSearcher
 
     report.heading(f"Cost of the triggered minimax (Li §5.2, Fig. 18): `{config}` on K = {records[0]['K'] if records else '?'}")
     if config not in suite.MCTS_CONFIGS or not records:

@@ -28,7 +28,7 @@ import numpy as np
 
 from gomocup_bot.engine import Position, SearchLimits, SearchRequest, StopFlag
 from gomocup_bot.core.board import board_from_position, pos_x, pos_y
-from gomocup_bot.search.driver import MctsConfig, MctsSearcher
+from gomocup_bot.search.mcts_driver import MctsConfig, MctsSearcher
 from protocol.rules import FREESTYLE
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -124,7 +124,7 @@ def run_mcts(scale: float = 1.0) -> dict[str, float]:
     evaluation or quiescence leaves (no playouts), each on the 13 positions with a fixed iteration
     budget, `MCTS_RUNS` times; min and median over the runs of the all-position rate. The minimax
     trigger is off: it is a one-off cost per move, not part of an iteration."""
-    from gomocup_bot.search.driver import MctsConfig, MctsSearcher
+    from gomocup_bot.search.mcts_driver import MctsConfig, MctsSearcher
 
     res: dict[str, float] = {}
     positions = mcts_boards()

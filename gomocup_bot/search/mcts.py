@@ -18,7 +18,7 @@ Two modes share the kernel:
   from the PVS's class-count evaluation without any playout.
 
 Each iteration reports the ply (from the root) at which its playout ended, so the driver can
-trigger Li's depth-k minimax (`gomocup_bot.search.driver`).
+trigger Li's depth-k minimax (`gomocup_bot.search.mcts_driver`).
 """
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ def warm_up(parts: tuple[str, ...] = (PVS, PVS_BIG_K, MCTS, MCTS_PLAIN)) -> None
 
         board = board_from_stones(7, 7, [(3, 3, 1), (3, 4, 2), (4, 3, 1), (2, 2, 2)])
     if MCTS in todo or MCTS_PLAIN in todo:
-        from gomocup_bot.search.driver import MctsConfig, MctsSearcher
+        from gomocup_bot.search.mcts_driver import MctsConfig, MctsSearcher
 
         configs = []
         if MCTS in todo:  # both leaf kinds: playouts and the class-count evaluation
@@ -58,7 +58,7 @@ def warm_up(parts: tuple[str, ...] = (PVS, PVS_BIG_K, MCTS, MCTS_PLAIN)) -> None
         if MCTS in todo:
             _warm_reuse(board, stop, MctsConfig(reuse=True))
     if MCTS_SHARED in todo:
-        from gomocup_bot.search.driver import MctsConfig
+        from gomocup_bot.search.mcts_driver import MctsConfig
 
         _warm_reuse(board, stop, MctsConfig(reuse=True, threads=2, parallel="tree"))
     _done.update(todo)
@@ -69,7 +69,7 @@ def _warm_reuse(board, stop, cfg) -> None:
     import time
 
     from gomocup_bot.core.board import make, unmake
-    from gomocup_bot.search.driver import MctsSearcher
+    from gomocup_bot.search.mcts_driver import MctsSearcher
 
     searcher = MctsSearcher(cfg, 1 << 14)
     out = searcher.run(board, 1, stop, max_iterations=200)

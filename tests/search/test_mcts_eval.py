@@ -13,7 +13,7 @@ from gomocup_bot.core.rng import new_rng
 from gomocup_bot.engine import BLACK, WHITE, Position
 from gomocup_bot.search import mcts as K
 from gomocup_bot.search import pvs
-from gomocup_bot.search.driver import MctsConfig, MctsSearcher
+from gomocup_bot.search.mcts_driver import MctsConfig, MctsSearcher
 from protocol.rules import RENJU
 from tests.search import positions as P
 

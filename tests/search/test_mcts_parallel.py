@@ -12,7 +12,7 @@ from gomocup_bot.engine import BLACK, WHITE, SearchLimits, SearchRequest, StopFl
 from gomocup_bot.engines.full import FullEngine
 from gomocup_bot.search import mcts as K
 from gomocup_bot.core.board import board_from_position, copy_board, make, unmake
-from gomocup_bot.search.driver import MctsConfig, MctsSearcher
+from gomocup_bot.search.mcts_driver import MctsConfig, MctsSearcher
 from gomocup_bot.search.policy import choose_final, merged_root
 from tests.search import positions as P
 

@@ -22,7 +22,7 @@ from gomocup_bot.engines.full import FullEngine
 from gomocup_bot.engines.minimax import MinimaxEngine
 from gomocup_bot.search import pvs as K
 from gomocup_bot.search import rootcheck
-from gomocup_bot.search.driver import MctsConfig, MctsSearcher
+from gomocup_bot.search.mcts_driver import MctsConfig, MctsSearcher
 from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
 from gomocup_bot.search.sudden import root_values, sudden
 from gomocup_bot.search.vct import ThreatSolver

@@ -9,7 +9,7 @@ from gomocup_bot.engine import BLACK, WHITE, Position, SearchLimits, SearchReque
 from gomocup_bot.engines.full import FullEngine
 from gomocup_bot.search import mcts as K
 from gomocup_bot.core.board import board_from_position, make, pos_x, pos_y, unmake
-from gomocup_bot.search.driver import MctsConfig, MctsSearcher
+from gomocup_bot.search.mcts_driver import MctsConfig, MctsSearcher
 from tests.search import positions as P
 
 

@@ -43,6 +43,11 @@ def _open(driver, url: str) -> None:
     _wait(driver, lambda d: d.find_element("tag name", "body").get_attribute("data-ready") == "1", what="page never got the engine list")
 
 
+def _numbers(driver, css: str) -> list[str]:
+    """The numbers written on the board's stones (`text.num`) or on its expected line (`g.pv text`)."""
+    return [e.get_attribute("textContent") for e in driver.find_elements("css selector", css)]
+
+
 def _click(driver, x: int, y: int) -> None:
     driver.execute_script(
         "document.querySelector('#board rect.hit[data-x=\"%d\"][data-y=\"%d\"]').dispatchEvent(new MouseEvent('click', {bubbles: true}))" % (x, y)
@@ -94,15 +99,20 @@ def test_engine_thinking_is_shown_live(browser, start_server, shots, tmp_path):
     _new_game(browser, "thinker", colour="white", turn="5")
     # while the engine thinks: its summary line, and its principal variation drawn on the board
     _wait(browser, lambda d: "depth 4" in d.find_element("id", "thinking").text, what="thinking lines")
-    _wait(browser, lambda d: _count(d, "#board g.pv") >= 2, what="PV on the board")
+    _wait(browser, lambda d: _count(d, "#board g.pv") == 3, what="PV on the board")
+    assert _numbers(browser, "#board g.pv text") == ["1", "2", "3"]  # the engine opens: its line is moves 1-3
     assert "thinking" in browser.find_element("id", "status").text
     assert "winrate 61.5%" in browser.find_element("id", "thinking-head").text
     browser.save_screenshot(str(shots / "play-thinking.png"))
     _wait(browser, lambda d: _count(d, "#board circle.stone") == 1 and not d.find_element("id", "undo").get_attribute("disabled"), what="the move")
-    assert _count(browser, "#board g.pv") == 2  # after its move: the rest of its PV, what it expects next
+    # after its move: the rest of its PV, what it expects next, numbered on from the stone it played
+    assert _numbers(browser, "#board text.num") == ["1"] and _numbers(browser, "#board g.pv text") == ["2", "3"]
     # swap: we take black's stone, the engine now plays white
     browser.find_element("id", "swap").click()
-    _wait(browser, lambda d: _count(d, "#board circle.stone") == 2, what="engine's move after the swap")
+    _wait(browser, lambda d: _count(d, "#board circle.stone") == 2 and _count(d, "#board g.pv") == 2, what="engine's move after the swap")
+    # its line was searched on one stone: its move is 2, the ghosts 3 and 4 -- none repeats a stone's number
+    assert _numbers(browser, "#board text.num") == ["1", "2"] and _numbers(browser, "#board g.pv text") == ["3", "4"]
+    browser.save_screenshot(str(shots / "play-expected-line.png"))
     assert "you (black)" in browser.find_element("id", "clock-human").text
     _click(browser, 0, 0)
     _wait(browser, lambda d: _count(d, "#board circle.stone") == 4, what="engine's answer")

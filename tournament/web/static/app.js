@@ -61,14 +61,15 @@
     var myTurn = state && !state.result && !state.busy && state.to_move === state.human;
     /* the engine's principal variation: while it thinks, and after its move (what it expects next)
        until the position changes again */
-    var pv = null, pvColour = 1;
+    var pv = null, pvColour = 1, pvFrom = 1;
     if (state && lastPv && lastPv.game === state.id &&
         ((state.busy === "thinking" && lastPv.plies === state.moves.length) ||
          (!state.busy && !state.result && lastPv.plies === state.moves.length - 1))) {
       pv = lastPv.moves;
       pvColour = state.human === "black" ? 2 : 1;
+      pvFrom = lastPv.plies + 1;  /* its first move is the one after the stones it was searched on */
     }
-    $("board").innerHTML = GomokuBoard.svg({ width: w, height: h, stones: stones, numbers: true, hits: myTurn, pv: pv, pvColour: pvColour });
+    $("board").innerHTML = GomokuBoard.svg({ width: w, height: h, stones: stones, numbers: true, hits: myTurn, pv: pv, pvColour: pvColour, pvFrom: pvFrom });
   }
 
   function fmt(ms) { return (ms / 1000).toFixed(1); }

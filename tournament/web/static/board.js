@@ -22,8 +22,10 @@
   }
 
   /* opts: width, height, stones [[x, y, colour(1 black, 2 white)], ...] in play order,
-     numbers (bool: move numbers on stones), pv [[x, y], ...] with pvColour (1/2) for the first,
-     hits (bool: clickable squares with data-x/data-y), caption. */
+     numbers (bool: move numbers on stones), pv [[x, y], ...] with pvColour (1/2) and pvFrom (the
+     move number it would be) for the first, so the ghost stones go on from the played ones' numbers
+     (a ghost never shows a number a stone on the board carries), hits (bool: clickable squares with
+     data-x/data-y), caption. */
   function svg(opts) {
     var w = opts.width, h = opts.height;
     var W = 2 * MARGIN + (w - 1) * CELL, H = 2 * MARGIN + (h - 1) * CELL;
@@ -72,7 +74,7 @@
       p.push('<g class="pv" opacity="0.55"><circle cx="' + px(m[0]) + '" cy="' + px(m[1]) + '" r="' + (CELL * 0.4) +
         '" fill="' + (colour === 1 ? "#222" : "#fff") + '" stroke="#3a6ea5" stroke-width="2" stroke-dasharray="3 2"/>' +
         '<text x="' + px(m[0]) + '" y="' + (px(m[1]) + 4) + '" text-anchor="middle" fill="' + (colour === 1 ? "#fff" : "#000") +
-        '" font-size="11">' + (k + 1) + "</text></g>");
+        '" font-size="11">' + (opts.pvFrom + k) + "</text></g>");
     });
     if (opts.hits) {
       for (var y = 0; y < h; y++) {
