@@ -69,6 +69,8 @@ class EvalTable:
     v_opp: np.ndarray  # int16[N_CANON]
     threat: np.ndarray  # int16[N_THREAT]
     tempo: int = 0
+    order_attack: np.ndarray | None = None  # int16[N_CANON]: ordering score of a square by the mover's code
+    order_defend: np.ndarray | None = None  # int16[N_CANON]: ... by the opponent's code
 
 
 @dataclass
@@ -114,6 +116,11 @@ def dumps(weights: EvalWeights) -> bytes:
                 raise ValueError(f"table {n}: expected {size} values, got shape {a.shape}")
             parts.append(np.clip(np.round(a), -32767, 32767).astype("<i2").tobytes())
         parts.append(struct.pack("<h", int(np.clip(round(t.tempo), -32767, 32767))))
+        for a in (t.order_attack, t.order_defend):
+            a = np.zeros(N_CANON) if a is None else np.asarray(a)
+            if a.shape != (N_CANON,):
+                raise ValueError(f"table {n}: expected {N_CANON} ordering scores, got shape {a.shape}")
+            parts.append(np.clip(np.round(a), -32767, 32767).astype("<i2").tobytes())
     body = b"".join(parts)
     return body + struct.pack("<I", zlib.crc32(body))
 
@@ -129,7 +136,10 @@ def loads(data: bytes, where: str = "weights") -> EvalWeights:
             pos += 2 * size
         (tempo,) = struct.unpack_from("<h", body, pos)
         pos += 2
-        tables[name] = EvalTable(arrays[0], arrays[1], arrays[2], tempo)
+        for _ in range(2):
+            arrays.append(np.frombuffer(body, dtype="<i2", count=N_CANON, offset=pos).astype(np.int64))
+            pos += 2 * N_CANON
+        tables[name] = EvalTable(arrays[0], arrays[1], arrays[2], tempo, arrays[3], arrays[4])
     return EvalWeights(tables, float(header.get("scale", 250.0)), header.get("notes", {}))
 
 
@@ -190,3 +200,18 @@ def runtime_tables(rule: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         threat[c] = t.threat
         tempo[c] = t.tempo
     return vtab, threat, tempo
+
+
+@lru_cache(maxsize=None)
+def runtime_order(rule: int) -> tuple[np.ndarray, np.ndarray]:
+    """(attack, defend) int32[2, N_COMBOS]: the weights file's move-ordering scores by colour and
+    combo, in the shape of `classes.combo_tables`' ordering rows (the search reads either)."""
+    w = _weights()
+    canon = canonical_index()
+    attack = np.zeros((2, N_COMBOS), dtype=np.int32)
+    defend = np.zeros((2, N_COMBOS), dtype=np.int32)
+    for c, name in enumerate(table_names(rule)):
+        t = w.tables[name]
+        attack[c] = t.order_attack[canon]
+        defend[c] = t.order_defend[canon]
+    return attack, defend

@@ -41,6 +41,7 @@ DEFAULT_PRUNE = 1
 DEFAULT_VCT_DEPTH = 0
 DEFAULT_VCT_NODES = 300
 DEFAULT_LMR_SCALE = 100
+DEFAULT_ORDER = 0  # move ordering: 0 the hand-set class tables, 1 the trained ones (option ``order``)
 DEFAULT_ROOT_NODES = 300_000  # the root's own threat search (the opponent's gets half)
 TACTICS_SHARE = 0.4  # of the planned time, at most, for the root's threat checks
 
@@ -129,7 +130,8 @@ class FullEngine(SearchEngineBase):
                                                          vct_nodes=self.option("vct_nodes", DEFAULT_VCT_NODES, int),
                                                          lmr_scale=self.option("lmr_scale", DEFAULT_LMR_SCALE, int),
                                                          iteration_end=self.option("iteration_end", NEXT_ITERATION_END, float),
-                                                         qdepth=self.option("qdepth", PvsConfig.qdepth, int)))
+                                                         qdepth=self.option("qdepth", PvsConfig.qdepth, int),
+                                                         order=self.option("order", DEFAULT_ORDER, int)))
 
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
         """The root checks on the core board, then the PVS (or the MCTS) over the moves they left."""

@@ -34,7 +34,7 @@ from gomocup_bot.core.classes import (
     C_THREEP,
     combo_tables,
 )
-from gomocup_bot.core.evaltables import runtime_tables
+from gomocup_bot.core.evaltables import runtime_order, runtime_tables
 from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_PAD, M_RULE, M_SIZE, M_STRIDE, M_WIDTH, RULE_RENJU
 from gomocup_bot.search import vct as T
 from gomocup_bot.search.layer import find_class, legal_for, sort_moves  # noqa: F401 (re-exported)
@@ -58,7 +58,8 @@ P_VCT_DEPTH = 5  # probe the threat search (VCT) at quiet PV nodes with at most 
 P_VCT_NODES = 6  # threat-search nodes one probe may spend
 P_VCT_THREES = 7  # threes the probe's VCT may use (fours are free)
 P_LMR_SCALE = 8  # log-log reduction scale, hundredths
-P_LEN = 9
+P_ORDER = 9  # move-ordering scores: 0 the hand-set class tables, 1 the weights file's trained tables
+P_LEN = 10
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -107,7 +108,10 @@ def new_tt(n_bytes: int) -> tuple[np.ndarray, np.ndarray]:
 def new_work(board, tt, params: np.ndarray, stop: np.ndarray) -> Work:
     """Per-thread scratch around a shared table ``tt`` (the history and killers are per thread)."""
     size = int(board.meta[M_SIZE])
-    _, attack, defend = combo_tables(int(board.meta[M_RULE]) == RULE_RENJU)
+    if params[P_ORDER] == 1:
+        attack, defend = runtime_order(int(board.meta[M_RULE]))
+    else:
+        _, attack, defend = combo_tables(int(board.meta[M_RULE]) == RULE_RENJU)
     _, threat, tempo = runtime_tables(int(board.meta[M_RULE]))
     return Work(tt[0], tt[1], np.zeros(MAX_PLY * 2, dtype=np.int32), np.zeros(2 * size, dtype=np.int32),
                 np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32), np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32),

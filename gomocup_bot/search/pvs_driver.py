@@ -49,6 +49,7 @@ class PvsConfig:
     vct_depth: int = 0  # probe the threat search at nodes with at most this depth left (0: never)
     vct_nodes: int = 200  # threat-search nodes per probe
     lmr: bool = True  # late-move reductions (off for the plain `minimax` baseline)
+    order: int = 0  # move ordering: 0 the hand-set class tables, 1 the trained tables (pvs.P_ORDER)
 
 
 @dataclass
@@ -85,6 +86,7 @@ class PvsSearcher:
         p[K.P_LMR_SCALE] = int(self.config.lmr_scale)
         p[K.P_VCT_DEPTH] = self.config.vct_depth
         p[K.P_VCT_NODES] = self.config.vct_nodes
+        p[K.P_ORDER] = self.config.order
         if not self.config.lmr:  # the plain baseline: no reductions and no selectivity
             p[K.P_LMR_MIN] = K.MAX_MOVES  # no move index reaches it
             p[K.P_PRUNE] = 0

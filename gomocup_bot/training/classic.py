@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gomocup_bot.core.classes import N_CODES, classify
+from gomocup_bot.core.classes import ATTACK_ORDER, DEFEND_ORDER, LINE_ORDER, N_CODES, classify
 from gomocup_bot.core.evaltables import CANONICAL, N_THREAT, TABLE_NAMES, EvalTable, EvalWeights
 
 # the fitted class weights that were the evaluation until the trained tables (docs/eval.md)
@@ -18,18 +18,32 @@ CLASS_OPP = np.array([0, 0, -3, -2, 5, 4, 6, 12, 35, 94, 43, 94, 223, 152, 0, 0]
 CLASS_TEMPO = -17
 
 
-def canonical_classes(renju_black: bool) -> np.ndarray:
-    """The threat class of each canonical code."""
+def _canonical_counts() -> np.ndarray:
     counts = np.zeros((len(CANONICAL), N_CODES), dtype=np.int32)
     for i, codes in enumerate(CANONICAL):
         for c in codes:
             counts[i, c] += 1
-    return classify(counts, renju_black)
+    return counts
+
+
+def canonical_classes(renju_black: bool) -> np.ndarray:
+    """The threat class of each canonical code."""
+    return classify(_canonical_counts(), renju_black)
+
+
+def class_ordering() -> tuple[np.ndarray, np.ndarray]:
+    """The hand-set ordering scores by code (`classes.combo_tables`' rows, by the plain class)."""
+    counts = _canonical_counts()
+    plain = classify(counts, False)
+    lines = (counts * LINE_ORDER[None, :]).sum(axis=1)
+    return ATTACK_ORDER[plain] + lines, DEFEND_ORDER[plain] + lines
 
 
 def classic_weights() -> EvalWeights:
     tables = {}
+    attack, defend = class_ordering()
     for name in TABLE_NAMES:
         cls = canonical_classes(name == "renju-black")
-        tables[name] = EvalTable(CLASS_SELF[cls], CLASS_OPP[cls], np.zeros(N_THREAT, dtype=np.int64), CLASS_TEMPO)
+        tables[name] = EvalTable(CLASS_SELF[cls], CLASS_OPP[cls], np.zeros(N_THREAT, dtype=np.int64), CLASS_TEMPO,
+                                 attack, defend)
     return EvalWeights(tables, 250.0, {"source": "class-count weights (before training)"})

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from gomocup_bot.core.evaltables import N_CANON, N_THREAT, TABLE_NAMES, EvalTable, EvalWeights, load, save
-from gomocup_bot.training import features, records
+from gomocup_bot.training import features, ordering, records
 
 # the tables each rule's data trains: (black's, white's)
 GROUPS = {"freestyle": ("freestyle", "freestyle"), "standard": ("standard", "standard"),
@@ -92,11 +92,13 @@ class Model:
         np.add.at(out, me + 2 * N_CANON + rows.mask.astype(np.int64), g)
         return out / max(len(rows), 1)
 
-    def tables(self, w: np.ndarray) -> dict[str, EvalTable]:
+    def tables(self, w: np.ndarray, start: dict[str, EvalTable]) -> dict[str, EvalTable]:
+        """The fitted values as tables (the ordering scores kept from ``start``)."""
         out = {}
         for t, n in enumerate(self.unique):
             v = np.round(w[t * self.block:(t + 1) * self.block] * self.scale).astype(np.int64)
-            out[n] = EvalTable(v[:N_CANON], v[N_CANON:2 * N_CANON], v[2 * N_CANON:], self.tempo[n])
+            out[n] = EvalTable(v[:N_CANON], v[N_CANON:2 * N_CANON], v[2 * N_CANON:], self.tempo[n],
+                               start[n].order_attack, start[n].order_defend)
         return out
 
 
@@ -143,7 +145,33 @@ def train_rule(rule: str, rows: features.Rows, start: EvalWeights, lam: float, l
         for which, ww in (("start", model.w0), ("fit", w)):
             report[f"held_out_{label}_loss_{which}"] = round(log_loss(_sigmoid(model.logits(ww, held)), y), 4)
     log("  " + ", ".join(f"{k} {v}" for k, v in report.items() if k.startswith("held_out_")))
-    return Fit(model.tables(w), report)
+    return Fit(model.tables(w, start.tables), report)
+
+
+def train_ordering(rule: str, recs: list, tables: dict[str, EvalTable], iters: int, log=print) -> dict:
+    """Fit the ordering tables of ``rule`` in place in ``tables``; returns the report."""
+    choices = ordering.choices_of(recs)
+    if len(choices.chosen) < 100:
+        log(f"{rule}: too few searched moves to fit the ordering; kept the starting tables")
+        return {}
+    test = choices.game % 10 == 0
+    train, held = ordering.split(choices, ~test), ordering.split(choices, test)
+    name = GROUPS[rule][0]
+    ref_a, ref_d = tables[name].order_attack.astype(float), tables[name].order_defend.astype(float)
+    log(f"{rule} ordering: {len(train.chosen)} chosen moves, {len(held.chosen)} held out")
+    a, d = ordering.fit(train, iters=iters, log=log)
+    k = ordering.scale_to(a, d, ref_a, ref_d, train)
+    ref_k = ordering.best_scale(ref_a, ref_d, train)
+    report = {"moves": int(len(train.chosen)), "held_out_moves": int(len(held.chosen)), "scale": round(k, 2),
+              "held_out_top1_start": round(ordering.top1(ref_a, ref_d, held), 4),
+              "held_out_top1_fit": round(ordering.top1(a, d, held), 4),
+              "held_out_loss_start": round(ordering.loss_of(ref_a * ref_k, ref_d * ref_k, held), 4),
+              "held_out_loss_fit": round(ordering.loss_of(a, d, held), 4)}
+    log("  " + ", ".join(f"{k2} {v}" for k2, v in report.items() if k2.startswith("held_out_")))
+    for n in set(GROUPS[rule]):
+        t = tables[n]
+        tables[n] = EvalTable(t.v_self, t.v_opp, t.threat, t.tempo, np.round(a * k), np.round(d * k))
+    return report
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -158,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="weight of the game result in the label, the rest the search's value (default 0.5)")
     ap.add_argument("--l2", type=float, default=1e-4, help="L2 pull towards the start (default 1e-4)")
     ap.add_argument("--iters", type=int, default=600, help="full-batch Adam steps (default 600)")
+    ap.add_argument("--no-ordering", dest="ordering", action="store_false",
+                    help="keep the starting move-ordering tables instead of fitting them to the played moves")
     args = ap.parse_args(argv)
     log = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
     start = load(args.start)
@@ -185,6 +215,10 @@ def main(argv: list[str] | None = None) -> int:
         result = train_rule(rule, rows, start, args.lam, args.l2, args.iters, log=log)
         tables.update(result.tables)
         notes["trained"][rule] = result.report
+        if args.ordering:
+            report = train_ordering(rule, recs, tables, args.iters, log=log)
+            if report:
+                notes["trained"][rule]["ordering"] = report
     for name, source in FALLBACK.items():
         if source in notes["trained"] and name not in notes["trained"]:
             tables[name] = tables[GROUPS[source][0]]
