@@ -23,7 +23,7 @@ import trio
 from protocol import messages as m
 from protocol.parser import parse_reply
 from protocol.rules import Rules
-from tournament.connection import EngineClosed
+from tournament.connection import EngineClosed, ReplyLine
 from tournament.endings import Ending
 from tournament.engines import EngineSpec
 from tournament.game import _position_command
@@ -37,45 +37,10 @@ RULE_NAMES = ("freestyle", "exact-five", "renju", "caro")
 MIN_SIZE, MAX_SIZE = 5, 22
 MIN_TURN, MAX_TURN = 0.1, 60.0
 TAKEBACK_TIMEOUT = 5.0
-THINK_LINES_KEPT = 16  # the session keeps 20 lines per move; we keep fewer so none is ever refused
 
 
 class BadRequest(Exception):
     """A message that is malformed or not allowed now; its text goes back to the page."""
-
-
-class _LiveLines(list):
-    """The session's per-move MESSAGE list, tapped: every appended line is handed on at once."""
-
-    def __init__(self, listener: Callable[[str], None], items: Any = ()) -> None:
-        super().__init__(items)
-        self._listener = listener
-
-    def append(self, item: str) -> None:  # type: ignore[override]
-        try:
-            self._listener(item)
-        except Exception:  # noqa: BLE001 - a page that went away must not cost the move
-            log.debug("thinking listener failed", exc_info=True)
-        super().append(item)
-        if len(self) > THINK_LINES_KEPT:
-            del self[0]
-
-
-class WebEngineSession(EngineSession):
-    """An `EngineSession` whose thinking lines (MESSAGE / MESSAGE REALTIME) reach the page live."""
-
-    def __init__(self, spec: EngineSpec, nursery: trio.Nursery, on_line: Callable[[str], None]) -> None:
-        self._on_line = on_line
-        self._live: _LiveLines = _LiveLines(on_line)
-        super().__init__(spec, nursery)
-
-    @property  # type: ignore[override]
-    def messages(self) -> list[str]:
-        return self._live
-
-    @messages.setter
-    def messages(self, value: list[str]) -> None:
-        self._live = _LiveLines(self._on_line, value)
 
 
 _NUM = r"(-?\d+(?:\.\d+)?)"
@@ -158,7 +123,7 @@ class PlayController:
         self.slots = engine_slots
         self.tolerance_ms = tolerance_ms
         self.start_timeout = start_timeout
-        self.session: WebEngineSession | None = None
+        self.session: EngineSession | None = None
         self.holding_slot = False
         self.game: GameState | None = None
         self.game_ids = 0
@@ -256,7 +221,8 @@ class PlayController:
             await self.session.close()
             self.session = None
         if self.session is None:
-            self.session = WebEngineSession(spec, self.nursery, self._thinking_line)
+            self.session = EngineSession(spec, self.nursery)
+            self.session.on_line = self._thinking_line
         session = self.session
         failure = await session.begin_game(game.config)
         if failure is None and session.conn is not None:
@@ -441,8 +407,9 @@ class PlayController:
 
         self.nursery.start_soon(run)
 
-    def _thinking_line(self, line: str) -> None:
-        info = thinking_info(line)
+    def _thinking_line(self, line: ReplyLine) -> None:
+        """The engine's thinking lines (MESSAGE, MESSAGE REALTIME), handed to the page as they arrive."""
+        info = thinking_info(line.text)
         if info is not None and self.game is not None:
             info.update(type="thinking", game=self.game.id)
             self.send(info)
