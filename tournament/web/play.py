@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -27,6 +26,7 @@ from tournament.connection import EngineClosed, ReplyLine
 from tournament.endings import Ending
 from tournament.engines import EngineSpec
 from tournament.game import _position_command
+from tournament.info import parse_text
 from tournament.referee import BLACK, WHITE, GameReferee
 from tournament.session import EngineSession, Failure, GameConfig, TimeControl
 
@@ -43,11 +43,12 @@ class BadRequest(Exception):
     """A message that is malformed or not allowed now; its text goes back to the page."""
 
 
-_NUM = r"(-?\d+(?:\.\d+)?)"
+def thinking_info(line: str, width: int = MAX_SIZE, height: int = MAX_SIZE) -> dict[str, Any] | None:
+    """A brain's thinking line as the page shows it, or None for lines that say nothing useful.
 
-
-def thinking_info(line: str) -> dict[str, Any] | None:
-    """A brain's thinking line as the page shows it, or None for lines that say nothing useful."""
+    Summaries are read by the engine API's reader (`tournament.info`), so every dialect it knows
+    (ours, Rapfi's, Yixin's, plain `depth .. eval ..`) shows its depth, score, winrate and PV.
+    """
     reply = parse_reply(line)
     if isinstance(reply, m.RealtimeReply):
         if reply.move is None:
@@ -57,16 +58,12 @@ def thinking_info(line: str) -> dict[str, Any] | None:
         return None
     text = reply.text.strip()[:200]
     info: dict[str, Any] = {"kind": "summary", "text": text}
-    for key in ("depth", "nodes", "score"):
-        found = re.search(rf"\b{key} {_NUM}", text)
-        if found:
-            info[key] = float(found.group(1))
-    found = re.search(rf"\bwinrate {_NUM}%", text)
-    if found:
-        info["winrate"] = float(found.group(1)) / 100.0
-    found = re.search(r"\bpv ((?:\d+,\d+\s*)+)", text)
-    if found:
-        info["pv"] = [[int(a), int(b)] for a, b in re.findall(r"(\d+),(\d+)", found.group(1))][:30]
+    fields = parse_text(reply.text, width, height)
+    for key, name in (("depth", "depth"), ("nodes", "nodes"), ("eval", "score"), ("winrate", "winrate")):
+        if fields.get(key) is not None:
+            info[name] = fields[key]
+    if fields.get("pv"):
+        info["pv"] = [list(square) for square in fields["pv"]][:30]
     return info
 
 
@@ -409,9 +406,12 @@ class PlayController:
 
     def _thinking_line(self, line: ReplyLine) -> None:
         """The engine's thinking lines (MESSAGE, MESSAGE REALTIME), handed to the page as they arrive."""
-        info = thinking_info(line.text)
-        if info is not None and self.game is not None:
-            info.update(type="thinking", game=self.game.id)
+        game = self.game
+        if game is None:
+            return
+        info = thinking_info(line.text, game.config.width, game.config.height)
+        if info is not None:
+            info.update(type="thinking", game=game.id)
             self.send(info)
 
     def _finish(self, game: GameState, *, loser: int | None, ending: Ending, detail: str) -> None:
