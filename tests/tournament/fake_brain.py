@@ -17,7 +17,9 @@ misbehave on its `--at`-th move (1-based, counting only its own replies to BEGIN
 `--talk DIALECT` prints thinking lines before every move, as brains do: `ours` (our brain's
 summary), `rapfi` (Rapfi's INFO block and MESSAGE line), `uci` (Rapfi's UCI-like MESSAGE), `yixin`
 (REALTIME VAL / BEST), `plain` (`MESSAGE depth 3 eval 35`); the PV starts with the coming move.
-A crash (`crash`, `crash-start`) first writes a line to stderr.
+A crash (`crash`, `crash-start`) first writes a line to stderr. `--ignore-end` keeps running after
+END and after its input closed (the manager must kill it). YXBOARD sets the board silently; YXNBEST n prints n Rapfi-style
+INFO blocks (PV 0 .. n-1, eval falling) and then moves.
 
 `--no-restart` answers RESTART with UNKNOWN (the manager must relaunch). `--log FILE` appends every
 received line, so tests can check the real transcript. Stdout carries protocol lines only.
@@ -45,6 +47,7 @@ def main() -> int:
     ap.add_argument("--ponder-log", default="", help="a background thread appends a line here every 20 ms (pondering)")
     ap.add_argument("--log-env", default="", help="write this environment variable and the cwd into the log at start")
     ap.add_argument("--talk", default="", help="thinking lines before every move: ours, rapfi, uci, yixin, plain")
+    ap.add_argument("--ignore-end", action="store_true", help="do not exit on END")
     args = ap.parse_args()
 
     log = open(args.log, "a", buffering=1) if args.log else None
@@ -160,6 +163,7 @@ def main() -> int:
         threading.Thread(target=ponder, daemon=True).start()
 
     block: list[str] | None = None
+    block_word = ""
     for raw in sys.stdin:
         line = raw.strip()
         if log:
@@ -173,7 +177,8 @@ def main() -> int:
                     x, y, f = (int(v) for v in item.split(","))
                     board[(x, y)] = 1 if f == 1 else 2
                 block = None
-                move()
+                if block_word == "BOARD":
+                    move()
             else:
                 block.append(line)
             continue
@@ -203,9 +208,16 @@ def main() -> int:
             x, y = (int(v) for v in line.split(None, 1)[1].split(","))
             board[(x, y)] = 2
             move()
-        elif word == "BOARD":
+        elif word in ("BOARD", "YXBOARD"):
             board.clear()
-            block = []
+            block, block_word = [], word
+        elif word == "YXNBEST":
+            x, y = choose(peek=True)
+            for i in range(int(line.split()[1])):
+                for key, value in (("PV", str(i)), ("DEPTH", "6"), ("EVAL", str(50 - 10 * i)), ("BESTLINE", f"{x},{(y + i) % height}"),
+                                   ("PV", "DONE")):
+                    out(f"INFO {key} {value}")
+            move()
         elif word == "YXSTOP":
             if waiting_for_stop:
                 move()  # still waiting_for_stop, so this time it moves
@@ -215,9 +227,13 @@ def main() -> int:
         elif word == "ABOUT":
             out(f'name="{args.name}", version="1.0", author="tests"')
         elif word == "END":
-            return 0
+            if not args.ignore_end:
+                return 0
         else:
             out(f"UNKNOWN {word}")
+    if args.ignore_end:  # not even the end of its input makes it leave
+        while True:
+            time.sleep(1)
     return 0
 
 
