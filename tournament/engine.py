@@ -217,12 +217,13 @@ class Engine:
     """
 
     def __init__(self, spec: EngineSpec, nursery: trio.Nursery, *, tolerance: float = DEFAULT_TOLERANCE,
-                 start_timeout: float = DEFAULT_START_TIMEOUT, close_grace: float = 0.5) -> None:
+                 start_timeout: float = DEFAULT_START_TIMEOUT, close_grace: float = 0.5, warm_up: bool = True) -> None:
         self.spec = spec
         self.name = spec.name
         self.tolerance = tolerance
         self.start_timeout = start_timeout
         self.close_grace = close_grace
+        self.warm_up = warm_up
         self._nursery = nursery
         self._session = EngineSession(spec, nursery)
         self._session.ask_about = True
@@ -276,13 +277,17 @@ class Engine:
 
     @classmethod
     def builtin(cls, engine: str = "gomocup-bot", *, name: str | None = None, tolerance: float = DEFAULT_TOLERANCE,
-                start_timeout: float = DEFAULT_START_TIMEOUT, close_grace: float = 0.5,
+                start_timeout: float = DEFAULT_START_TIMEOUT, close_grace: float = 0.5, warm_up: bool = True,
                 **engine_options: Any) -> AbstractAsyncContextManager["Engine"]:
         """One of our engines as a process (`python -m gomocup_bot --engine NAME`): random, greedy,
         mcts-plain, minimax, gomocup-bot; other keywords are its options, as in
-        `builtin:NAME?level=3&backend=mcts` (`Engine.builtin("gomocup-bot", backend="mcts")`)."""
+        `builtin:NAME?level=3&backend=mcts` (`Engine.builtin("gomocup-bot", backend="mcts")`).
+
+        `warm_up`: before returning, wait until its search is loaded (one depth-1 search), so that
+        the first real call gets a real search and not the quick move a brain answers with while its
+        numba kernels load."""
         return cls._opened(cls._builtin_spec(engine, name=name, **engine_options), tolerance=tolerance,
-                           start_timeout=start_timeout, close_grace=close_grace)
+                           start_timeout=start_timeout, close_grace=close_grace, warm_up=warm_up)
 
     @classmethod
     def open(cls, spec: str | EngineSpec, **options: Any) -> AbstractAsyncContextManager["Engine"]:
@@ -313,10 +318,19 @@ class Engine:
         engine = cls(parse_engine_spec(spec) if isinstance(spec, str) else spec, nursery, **options)
         try:
             await engine._begin(Position(*engine._board, engine._rules), Limit())
+            if engine.spec.kind == "builtin" and engine.warm_up:
+                await engine._warm()
         except BaseException:
             await engine.aclose()
             raise
         return engine
+
+    async def _warm(self) -> None:
+        """One depth-1 move with no time limit: our brain answers it only once its search is loaded."""
+        width, height = self._board
+        centre = Position.from_moves([(width // 2, height // 2)], (width, height), self._rules)
+        with trio.fail_after(max(self.start_timeout, 60.0)):
+            await self.play(centre, Limit(depth=1))
 
     async def aclose(self) -> None:
         """Stop any analysis, send END, wait `close_grace` seconds, then kill. Never raises."""
