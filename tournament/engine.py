@@ -500,9 +500,13 @@ class Engine:
     async def _begin(self, position: Position, limit: Limit) -> GameConfig:
         """START (or RESTART) the engine on an empty board of the position's size and rule, with the settings."""
         config = self._config(position, limit)
+        gone = self._session.conn
+        gone_reason = gone.close_reason if gone is not None and gone.closed else ""
         failure = await self._session.begin_game(config)
         if failure is not None:
             self._known = None
+            if gone_reason and failure.ending is Ending.START_FAILED:  # it died while idle, and will not come back
+                failure = Failure(failure.ending, f"it had stopped ({gone_reason}); {failure.detail}", failure.line)
             raise self._error(failure, limit)
         if self._session.conn is not self._sent_on:
             self._sent_on, self._sent = self._session.conn, {}

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.usefixtures("no_leftovers")
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 EXAMPLES = re.findall(r"^```python\n(.*?)^```", DOC.read_text(encoding="utf-8"), re.S | re.M)
 RUNNABLE = [code for code in EXAMPLES if "\n" in code.strip()]  # a one-line import is shown, not run

@@ -267,3 +267,24 @@ def test_the_leftover_check_sees_processes_and_threads() -> None:
     assert leftovers(pids, threads, wait=0.1) == ({proc.pid}, set())  # killed but not reaped: a zombie counts
     proc.wait()
     assert leftovers(pids, threads, wait=0.1) == (set(), set())
+
+
+async def test_a_remote_engine_that_goes_away(tmp_path: Path) -> None:
+    """Over TCP to `gomocup-bot serve`: the server killed while our brain thinks, then gone for good."""
+    from api_helpers import ServeProcess
+
+    server = ServeProcess(tmp_path / "serve.log", "--engine", "gomocup-bot")
+    try:
+        async with Engine.connect(server.address) as engine:
+            stream = engine.analysis(Position.from_moves("h8 i9"))  # thinks until stopped
+            with trio.fail_after(60):
+                await stream.__anext__()  # it is thinking
+            server.proc.kill()
+            server.proc.wait()
+            with pytest.raises(EngineTerminatedError) as caught:
+                await stream.wait()
+            assert caught.value.exit_code is None and caught.value.stderr == ()  # a socket has neither
+            with pytest.raises(EngineStartError, match="had stopped .*cannot start"):  # the next call tries again
+                await engine.play(Position.from_moves("h8"), Limit(turn=1.0))
+    finally:
+        server.stop()
