@@ -25,8 +25,8 @@ from protocol.rules import Rules
 from tournament.connection import EngineClosed, ReplyLine
 from tournament.endings import Ending
 from tournament.engines import EngineSpec
-from tournament.game import _position_command
 from tournament.info import parse_text
+from tournament.position import board_command
 from tournament.referee import BLACK, WHITE, GameReferee
 from tournament.session import EngineSession, Failure, GameConfig, TimeControl
 
@@ -266,7 +266,7 @@ class PlayController:
         session = self.session
         assert session is not None
         referee = game.referee
-        command = _position_command(referee, referee.to_move) if not session.synced else m.Turn(*referee.moves[-1])
+        command = board_command(referee.moves, referee.to_move) if not session.synced else m.Turn(*referee.moves[-1])
         self.busy_what = "thinking"
         self._send_state(thinking=True)
         answer = await session.request_move(command, game.config)
@@ -346,7 +346,7 @@ class PlayController:
             with trio.move_on_after(TAKEBACK_TIMEOUT):
                 while True:
                     line = await conn.receive()
-                    if isinstance(line.reply, (m.MessageReply, m.DebugReply, m.RealtimeReply)):
+                    if isinstance(line.reply, m.LOG_REPLIES):
                         continue
                     return isinstance(line.reply, m.OkReply)
         except EngineClosed:
