@@ -113,6 +113,10 @@ def encode_lines(msg: m.Message) -> list[str]:
             return [_forbid(points)]
         case m.AboutReply(fields):
             return [_about(fields)]
+        case m.DetailReply(key, value):
+            if not key or any(c.isspace() for c in key):
+                raise EncodeError(f"INFO key {key!r} must be one word")
+            return [_text(f"INFO {key.upper()}", value)]
         case m.RealtimeReply(kind, move):
             if move is None:
                 return [f"MESSAGE REALTIME {kind}"]

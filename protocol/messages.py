@@ -375,10 +375,26 @@ class RealtimeReply(_Value):
     move: Point | None
 
 
+class DetailReply(_Value):
+    """`INFO KEY value` from a brain: Rapfi's search detail (INFO show_detail bit 2), e.g.
+    `INFO DEPTH 12`, `INFO BESTLINE 7,7 8,8`, a block opened by `INFO PV 0` and closed by `INFO PV DONE`.
+
+    Not a command (a brain never receives it): a log line like MESSAGE. `key` is upper case.
+    """
+
+    __slots__ = ("key", "value")
+    _defaults = {"value": ""}
+    key: str
+    value: str
+
+
 Reply = Union[
     MoveReply, MultiMoveReply, OkReply, ErrorReply, UnknownReply, MessageReply, DebugReply,
-    SuggestReply, SwapReply, ForbidReply, AboutReply, RealtimeReply,
+    SuggestReply, SwapReply, ForbidReply, AboutReply, RealtimeReply, DetailReply,
 ]
+
+# Replies that only report (thinking, logs): a manager reads past them while it waits for an answer.
+LOG_REPLIES = (MessageReply, DebugReply, RealtimeReply, DetailReply)
 
 Message = Union[Command, Reply]
 

@@ -217,6 +217,9 @@ def parse_reply(line: str) -> m.Reply | m.ProtocolError:
         return m.DebugReply(rest)
     if word == "MESSAGE":
         return _parse_message(rest)
+    if word == "INFO" and rest:  # Rapfi's search detail; a manager never gets INFO otherwise
+        kv = rest.split(None, 1)
+        return m.DetailReply(kv[0].upper(), kv[1].strip() if len(kv) > 1 else "")
     if word == "SUGGEST":
         point = _move(rest)
         return m.SuggestReply(*point) if point else m.ProtocolError("SUGGEST expects X,Y", text)

@@ -7,5 +7,8 @@ Layers, each its own module:
 - `store` (SQLite), `ratings` (Elo fit, LOS, SPRT), `report`, `export`, `openings`, `progress`;
 - `cluster` plays the same plans as Dask distributed tasks on other machines (`--cluster`, optional extra);
 - `warmup` fills the numba cache of built-in engines before games, for `cli` and for each cluster worker;
-- `cli` ties them together.
+- `cli` ties them together;
+- `engine` is the engine API for Python code (async `Engine`, `SimpleEngine` in `engine_sync`), on
+  `session` and `connection`, with `position` (a Position judged by the referee), `info` (reading
+  engines' thinking lines) and `errors` (docs/api.md).
 """

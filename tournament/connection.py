@@ -113,7 +113,7 @@ class Connection:
                     reply = parse_reply(text)
                     if (
                         self._send_lines.statistics().current_buffer_used >= MAX_QUEUED_LINES
-                        and isinstance(reply, (m.MessageReply, m.DebugReply, m.RealtimeReply))
+                        and isinstance(reply, m.LOG_REPLIES)
                     ):
                         self.lines_dropped += 1  # a flood of log lines nobody is reading: keep memory bounded
                         continue

@@ -15,6 +15,7 @@ import trio
 
 from protocol import messages as m
 from tournament.endings import Ending
+from tournament.position import board_command
 from tournament.record import BLACK_WON, DRAW, WHITE_WON, GameRecord, MoveRecord
 from tournament.referee import BLACK, WHITE, GameReferee
 from tournament.session import EngineSession, Failure, GameConfig, MoveAnswer
@@ -24,13 +25,7 @@ log = logging.getLogger(__name__)
 
 def _position_command(referee: GameReferee, colour: int) -> m.Command:
     """BOARD with every stone so far (1 = own, 2 = opponent) in game order, or BEGIN on an empty board."""
-    if not referee.moves:
-        return m.Begin()
-    stones = []
-    for i, (x, y) in enumerate(referee.moves):
-        mover = BLACK if i % 2 == 0 else WHITE
-        stones.append((x, y, m.OWN if mover == colour else m.OPPONENT))
-    return m.Board(tuple(stones))
+    return board_command(referee.moves, colour)
 
 
 async def play_game(

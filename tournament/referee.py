@@ -87,6 +87,13 @@ class GameReferee:
             return Verdict(Ending.MOVE_LIMIT)
         return CONTINUE
 
+    def copy(self) -> "GameReferee":
+        """An independent referee in the same state (to judge a move without playing it here)."""
+        other = GameReferee.__new__(GameReferee)
+        other.board, other.rules, other.k = self.board.copy(), self.rules, self.k
+        other.move_limit, other.moves = self.move_limit, list(self.moves)
+        return other
+
     def place_opening(self, stones: list[Square]) -> Verdict:
         """Lay down opening stones (alternating, black first) with the same checks as moves."""
         for x, y in stones:

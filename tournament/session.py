@@ -11,6 +11,7 @@ import math
 import os
 import signal
 from dataclasses import dataclass, field
+from typing import Callable, Sequence
 
 import trio
 
@@ -60,12 +61,14 @@ class GameConfig:
     start_timeout: float = 10.0  # seconds to launch and answer START
     game_type: int = 1  # INFO game_type (GomocupJudge sends 1)
     suspend_idle: bool = False  # SIGSTOP an engine's process group while it is not on move (no pondering)
+    extra_info: tuple[tuple[str, str], ...] = ()  # more `INFO key value` after the standard ones (API's configure)
 
 
 @dataclass(frozen=True)
 class Failure:
     ending: Ending
     detail: str
+    line: str | None = None  # the engine's own reply line when it was the problem (BAD_REPLY)
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,11 @@ class EngineSession:
         self.peak_rss = 0
         self.launches = 0
         self._suspended = False
-        self.messages: list[str] = []  # MESSAGE lines of the current move (kept short)
+        self.board_size: tuple[int, int] | None = None  # what START/RECTSTART set on this connection
+        self.ask_about = False  # send ABOUT with START on a new connection (the API reads `about`)
+        self.about: m.AboutReply | None = None  # its answer, if it gave a proper one
+        # called with each thinking or log line (MESSAGE, REALTIME, DEBUG, INFO detail) while a move is awaited
+        self.on_line: Callable[[ReplyLine], None] | None = None
 
     @property
     def name(self) -> str:
@@ -109,10 +116,11 @@ class EngineSession:
             )
         self.started = False
 
-    async def close(self) -> None:
+    async def close(self, grace: float = 0.5) -> None:
+        """END, `grace` seconds to exit, then kill (see Connection.close)."""
         if self.conn is not None:
             self.set_suspended(False)
-            await self.conn.close()
+            await self.conn.close(grace)
             self.conn = None
         self.started = False
 
@@ -149,31 +157,42 @@ class EngineSession:
             await exit_code(0.3)
         return self._detail_closed(what)
 
-    async def _await_ok(self, deadline: float, what: str) -> Failure | m.Reply | None:
-        """Read lines until a non-log reply; None on OK, the reply if it is something else, Failure on death/timeout."""
+    async def _await_reply(self, deadline: float, what: str) -> Failure | m.Reply:
+        """Read lines until a non-log reply and return it (garbage as ErrorReply); Failure on death/timeout."""
         assert self.conn is not None
         with trio.move_on_at(deadline):
             try:
                 while True:
                     line = await self.conn.receive()
-                    if isinstance(line.reply, (m.MessageReply, m.DebugReply, m.RealtimeReply)):
+                    if isinstance(line.reply, m.LOG_REPLIES):
                         continue
-                    if isinstance(line.reply, m.OkReply):
-                        return None
                     return line.reply if not isinstance(line.reply, m.ProtocolError) else m.ErrorReply(line.text)
             except EngineClosed:
                 detail = await self._closed_detail(f"exited before answering {what}")
-                return Failure(Ending.START_FAILED if what == "START" else Ending.CRASH, detail)
+                return Failure(Ending.START_FAILED if what in ("START", "ABOUT") else Ending.CRASH, detail)
         return Failure(Ending.START_FAILED, f"no answer to {what} within the start-up time")
 
+    async def _await_ok(self, deadline: float, what: str) -> Failure | m.Reply | None:
+        """Read lines until a non-log reply; None on OK, the reply if it is something else, Failure on death/timeout."""
+        answer = await self._await_reply(deadline, what)
+        return None if isinstance(answer, m.OkReply) else answer
+
     async def begin_game(self, config: GameConfig) -> Failure | None:
-        """Get the engine onto an empty board with this game's settings: RESTART if it can, else (re)launch + START."""
+        """Get the engine onto an empty board with this game's settings: RESTART if it can, else (re)launch + START.
+
+        A running engine asked for another board size gets START (or RECTSTART) again, which the
+        protocol defines as a new empty board of that size; RESTART would keep the old size.
+        """
         self.synced = False
         self.used_ms = self.total_ms = 0
         self.peak_rss = 0
         deadline = trio.current_time() + config.start_timeout
         if self.conn is not None and (self.conn.closed or not self.reusable):
             await self.close()
+        if self.conn is not None and self.started and self.board_size != (config.width, config.height):
+            log.info("%s: board %s -> %dx%d; sending START again", self.name, self.board_size, config.width, config.height)
+            self.conn.drain()
+            self.started = False
         if self.conn is not None and self.started:
             self.conn.drain()
             try:
@@ -193,13 +212,26 @@ class EngineSession:
             except (OSError, trio.TooSlowError, ValueError) as exc:
                 self.conn = None
                 return Failure(Ending.START_FAILED, f"cannot start {self.spec.text!r}: {exc}")
+            about_now = self.ask_about
+        else:
+            about_now = False
         assert self.conn is not None
         start = m.Start(config.width) if config.width == config.height else m.RectStart(config.width, config.height)
+        self.board_size = None
         try:
-            await self.conn.send(start)
+            await self.conn.send(*((m.About(),) if about_now else ()), start)
         except EngineClosed:
             return Failure(Ending.START_FAILED, self._detail_closed("exited at start-up"))
-        answer = await self._await_ok(deadline, "START")
+        answer: Failure | m.Reply | None = None
+        if about_now:  # the first answer is ABOUT's, unless the brain ignores ABOUT and this is START's OK
+            first = await self._await_reply(deadline, "ABOUT")
+            if isinstance(first, (Failure, m.OkReply)):
+                answer = None if isinstance(first, m.OkReply) else first
+            else:
+                self.about = first if isinstance(first, m.AboutReply) else None
+                answer = await self._await_ok(deadline, "START")
+        else:
+            answer = await self._await_ok(deadline, "START")
         if isinstance(answer, Failure):
             self.reusable = False
             return answer
@@ -208,6 +240,7 @@ class EngineSession:
             return Failure(Ending.START_FAILED, f"START answered with {answer!r} instead of OK")
         self.started = True
         self.reusable = True
+        self.board_size = (config.width, config.height)
         return await self._send_infos(config)
 
     async def _send_infos(self, config: GameConfig) -> Failure | None:
@@ -219,6 +252,7 @@ class EngineSession:
             m.Info("max_memory", str(config.max_memory)),
             m.Info("game_type", str(config.game_type)),
             m.Info("rule", str(config.rules.code)),
+            *(m.Info(key, value) for key, value in config.extra_info),
         ]
         try:
             await self.conn.send(*infos)
@@ -228,30 +262,46 @@ class EngineSession:
         return None
 
     # ---------------------------------------------------------------- moves
-    def budget_ms(self, tc: TimeControl) -> tuple[float, Ending]:
-        """The time this move may take and which limit binds (turn or match)."""
+    def budget_ms(self, tc: TimeControl, left_ms: float | None = None) -> tuple[float, Ending]:
+        """The time this move may take and which limit binds (turn or match).
+
+        `left_ms` is the match time left when the caller keeps that clock itself (the API's
+        `Limit(time_left=...)`); by default it is the match time minus what this game used.
+        """
         turn = tc.turn_ms if tc.turn_ms is not None else math.inf
-        left = tc.match_ms - self.used_ms if tc.match_ms is not None else math.inf
-        return (turn, Ending.TIME_TURN) if turn <= left else (max(left, 0), Ending.TIME_MATCH)
+        if left_ms is None:
+            left_ms = tc.match_ms - self.used_ms if tc.match_ms is not None else math.inf
+        return (turn, Ending.TIME_TURN) if turn <= left_ms else (max(left_ms, 0), Ending.TIME_MATCH)
 
     async def request_move(
-        self, command: m.Command, config: GameConfig, opponent: "EngineSession | None" = None
+        self,
+        command: m.Command,
+        config: GameConfig,
+        opponent: "EngineSession | None" = None,
+        *,
+        infos: Sequence[m.Command] = (),
+        time_left_ms: int | None = None,
+        stop: trio.Event | None = None,
     ) -> MoveAnswer | Failure:
-        """Send time_left and the move command, then wait for a move on our clock.
+        """Send `infos`, time_left and the move command, then wait for a move on our clock.
 
         While waiting, the opponent's death is watched too (it would otherwise go unnoticed until its
-        turn); that comes back as a Failure with `opponent_crashed` in the detail prefix.
+        turn); that comes back as a Failure with `opponent_crashed` in the detail prefix. Thinking and
+        log lines go to `on_line` as they arrive. `time_left_ms` replaces the game clock's time_left
+        (and bounds the budget); setting `stop` sends YXSTOP (as `stop_at_budget` does at the budget).
         """
         assert self.conn is not None
         tc = config.time
-        budget, binding = self.budget_ms(tc)
-        time_left = UNLIMITED if tc.match_ms is None else tc.match_ms - self.used_ms
+        budget, binding = self.budget_ms(tc, time_left_ms)
+        if time_left_ms is not None:
+            time_left = time_left_ms
+        else:
+            time_left = UNLIMITED if tc.match_ms is None else tc.match_ms - self.used_ms
         for stale in self.conn.drain():
             log.debug("%s: stale line %r", self.name, stale.text)
-        self.messages = []
         self.reusable = False  # until the move arrives
         try:
-            await self.conn.send(m.Info("time_left", str(time_left)), command)
+            await self.conn.send(*infos, m.Info("time_left", str(time_left)), command)
         except EngineClosed:
             return Failure(Ending.CRASH, self._detail_closed("exited"))
         sent = trio.current_time()
@@ -260,17 +310,19 @@ class EngineSession:
         give_up = sent + (allowed + tc.late_grace_ms) / 1000 if math.isfinite(allowed) else math.inf
 
         result: list[ReplyLine | Failure] = []
+        on_line = self.on_line
 
         async def wait_reply(cancel: trio.CancelScope) -> None:
             assert self.conn is not None
             try:
                 while True:
                     line = await self.conn.receive()
-                    if isinstance(line.reply, (m.MessageReply, m.RealtimeReply)):
-                        if len(self.messages) < 20:
-                            self.messages.append(line.text[:200])
-                        continue
-                    if isinstance(line.reply, m.DebugReply):
+                    if isinstance(line.reply, m.LOG_REPLIES):
+                        if on_line is not None:
+                            try:
+                                on_line(line)
+                            except Exception:  # noqa: BLE001 - a listener's failure must not cost the move
+                                log.exception("%s: thinking-line listener failed", self.name)
                         continue
                     result.append(line)
                     break
@@ -279,8 +331,13 @@ class EngineSession:
             cancel.cancel()
 
         async def send_stop() -> None:
-            assert stop_at is not None and self.conn is not None
-            await trio.sleep_until(stop_at)
+            assert self.conn is not None
+            if stop is None:
+                assert stop_at is not None
+                await trio.sleep_until(stop_at)
+            else:
+                with trio.move_on_at(stop_at if stop_at is not None else math.inf):
+                    await stop.wait()
             try:
                 await self.conn.send(m.YxStop())
             except EngineClosed:
@@ -295,7 +352,7 @@ class EngineSession:
         with trio.move_on_at(give_up):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(wait_reply, nursery.cancel_scope)
-                if stop_at is not None:
+                if stop_at is not None or stop is not None:
                     nursery.start_soon(send_stop)
                 if opponent is not None and opponent.conn is not None:
                     nursery.start_soon(watch_opponent, nursery.cancel_scope)
@@ -310,7 +367,7 @@ class EngineSession:
         elapsed_ms = (first.at - sent) * 1000.0
         reply = first.reply
         if not isinstance(reply, m.MoveReply):
-            return Failure(Ending.BAD_REPLY, f"reply {first.text[:80]!r} is not a move")
+            return Failure(Ending.BAD_REPLY, f"reply {first.text[:80]!r} is not a move", line=first.text)
         self.used_ms += int(round(elapsed_ms))
         self.total_ms += int(round(elapsed_ms))
         if elapsed_ms > allowed:

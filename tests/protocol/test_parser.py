@@ -166,6 +166,9 @@ def test_parse_command_wants_exactly_one():
         ("MESSAGE REALTIME BEST 8,8", m.RealtimeReply("BEST", (8, 8))),
         ("MESSAGE REALTIME LOST 1,2", m.RealtimeReply("LOST", (1, 2))),
         ("MESSAGE REALTIME VAL 35", m.MessageReply("REALTIME VAL 35")),
+        ("INFO DEPTH 12", m.DetailReply("DEPTH", "12")),
+        ("INFO BESTLINE 7,7 8,8", m.DetailReply("BESTLINE", "7,7 8,8")),
+        ("info pv done", m.DetailReply("PV", "done")),
         (
             'name="MyBrain", version="1.0", author="A. B.", country="CZ"',
             m.AboutReply((("name", "MyBrain"), ("version", "1.0"), ("author", "A. B."), ("country", "CZ"))),
@@ -177,7 +180,7 @@ def test_parse_reply(line, expected):
     assert parse_reply(line) == expected
 
 
-@pytest.mark.parametrize("line", ["", "hello", "7,7,1", "SUGGEST", "FORBID 091.", 'name="x" junk', "OK then"])
+@pytest.mark.parametrize("line", ["", "hello", "7,7,1", "SUGGEST", "FORBID 091.", 'name="x" junk', "OK then", "INFO"])
 def test_parse_reply_rejects_other_lines(line):
     assert isinstance(parse_reply(line), m.ProtocolError)
 

@@ -56,6 +56,7 @@ replies = st.one_of(
     st.builds(m.ForbidReply, st.lists(st.tuples(st.integers(0, 31), st.integers(0, 31)), max_size=10).map(tuple)),
     st.builds(m.AboutReply, st.lists(st.tuples(info_key, about_value), min_size=1, max_size=6).map(tuple)),
     st.builds(m.RealtimeReply, st.just("REFRESH")),
+    st.builds(m.DetailReply, info_key.map(str.upper), text),
     st.builds(m.RealtimeReply, st.sampled_from(sorted(m.REALTIME_KINDS_WITH_MOVE)), point),
 )
 
@@ -78,7 +79,7 @@ def test_replies_round_trip(reply):
     (line,) = encode_lines(reply)
     assert parse_reply(line) == reply
     # managers must accept any case and trailing CR
-    if not isinstance(reply, (m.AboutReply, m.ErrorReply, m.UnknownReply, m.MessageReply, m.DebugReply)):
+    if not isinstance(reply, (m.AboutReply, m.ErrorReply, m.UnknownReply, m.MessageReply, m.DebugReply, m.DetailReply)):
         assert parse_reply(line.lower() + "\r") == reply
 
 

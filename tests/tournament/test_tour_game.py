@@ -240,3 +240,43 @@ async def test_suspend_idle_stops_pondering(pool, tmp_path: Path, suspend: bool)
         assert max(gaps) >= 0.9, "black was stopped while white thought"
     else:
         assert max(gaps) < 0.8, "black kept running while white thought"
+
+
+async def test_a_new_board_size_gets_start_again_not_restart(pool, tmp_path: Path) -> None:
+    """RESTART keeps the board size: an engine reused on another size must get START (the web board
+    lets the same engine play 15x15, then 19x19)."""
+    log_b = tmp_path / "b.log"
+    black = fake_spec("black", "--row", "0", "--log", str(log_b))
+    white = fake_spec("white", "--row", "2")
+    for size in (15, 19, 19):
+        b, w = pool.acquire(black), pool.acquire(white)
+        record = await play_game(GameConfig(width=size, height=size, time=FAST), b, w, [])
+        assert record.ending is Ending.FIVE and b.board_size == (size, size)
+        await pool.release(b)
+        await pool.release(w)
+    assert b.launches == 1
+    starts = [line for line in log_b.read_text().splitlines() if line.split(" ")[0] in ("START", "RESTART")]
+    assert starts == ["START 15", "START 19", "RESTART"]
+
+
+async def test_thinking_lines_reach_the_listener_and_rapfi_detail_lines_are_no_bad_reply(pool) -> None:
+    seen = []
+    black = pool.acquire(fake_spec("black", "--row", "0", "--talk", "rapfi"))
+    black.on_line = lambda line: seen.append(line.text)
+    white = pool.acquire(fake_spec("white", "--row", "2", "--talk", "yixin"))
+    white.on_line = lambda line: 1 / 0  # a failing listener costs nothing
+    record = await play_game(CONFIG, black, white, [])
+    assert record.ending is Ending.FIVE and record.result == BLACK_WON
+    assert seen.count("INFO PV DONE") == 5 and "DEBUG fake brain move" in seen
+    assert seen[:2] == ["INFO PV 0", "INFO NUMPV 1"] and any(t.startswith("MESSAGE Depth 9-14") for t in seen)
+
+
+async def test_about_is_asked_with_start_when_wanted(pool) -> None:
+    session = pool.acquire(fake_spec("named", "--name", "Pbrain X"))
+    session.ask_about = True
+    assert await session.begin_game(CONFIG) is None
+    assert session.about is not None and session.about.get("name") == "Pbrain X"
+    silent = pool.acquire(fake_spec("silent", "--mode", "crash-start"))
+    silent.ask_about = True
+    failure = await silent.begin_game(CONFIG)
+    assert failure is not None and failure.ending is Ending.START_FAILED and "cannot start" in failure.detail

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -23,10 +22,11 @@ import trio
 from protocol import messages as m
 from protocol.parser import parse_reply
 from protocol.rules import Rules
-from tournament.connection import EngineClosed
+from tournament.connection import EngineClosed, ReplyLine
 from tournament.endings import Ending
 from tournament.engines import EngineSpec
-from tournament.game import _position_command
+from tournament.info import parse_text
+from tournament.position import board_command
 from tournament.referee import BLACK, WHITE, GameReferee
 from tournament.session import EngineSession, Failure, GameConfig, TimeControl
 
@@ -37,52 +37,18 @@ RULE_NAMES = ("freestyle", "exact-five", "renju", "caro")
 MIN_SIZE, MAX_SIZE = 5, 22
 MIN_TURN, MAX_TURN = 0.1, 60.0
 TAKEBACK_TIMEOUT = 5.0
-THINK_LINES_KEPT = 16  # the session keeps 20 lines per move; we keep fewer so none is ever refused
 
 
 class BadRequest(Exception):
     """A message that is malformed or not allowed now; its text goes back to the page."""
 
 
-class _LiveLines(list):
-    """The session's per-move MESSAGE list, tapped: every appended line is handed on at once."""
+def thinking_info(line: str, width: int = MAX_SIZE, height: int = MAX_SIZE) -> dict[str, Any] | None:
+    """A brain's thinking line as the page shows it, or None for lines that say nothing useful.
 
-    def __init__(self, listener: Callable[[str], None], items: Any = ()) -> None:
-        super().__init__(items)
-        self._listener = listener
-
-    def append(self, item: str) -> None:  # type: ignore[override]
-        try:
-            self._listener(item)
-        except Exception:  # noqa: BLE001 - a page that went away must not cost the move
-            log.debug("thinking listener failed", exc_info=True)
-        super().append(item)
-        if len(self) > THINK_LINES_KEPT:
-            del self[0]
-
-
-class WebEngineSession(EngineSession):
-    """An `EngineSession` whose thinking lines (MESSAGE / MESSAGE REALTIME) reach the page live."""
-
-    def __init__(self, spec: EngineSpec, nursery: trio.Nursery, on_line: Callable[[str], None]) -> None:
-        self._on_line = on_line
-        self._live: _LiveLines = _LiveLines(on_line)
-        super().__init__(spec, nursery)
-
-    @property  # type: ignore[override]
-    def messages(self) -> list[str]:
-        return self._live
-
-    @messages.setter
-    def messages(self, value: list[str]) -> None:
-        self._live = _LiveLines(self._on_line, value)
-
-
-_NUM = r"(-?\d+(?:\.\d+)?)"
-
-
-def thinking_info(line: str) -> dict[str, Any] | None:
-    """A brain's thinking line as the page shows it, or None for lines that say nothing useful."""
+    Summaries are read by the engine API's reader (`tournament.info`), so every dialect it knows
+    (ours, Rapfi's, Yixin's, plain `depth .. eval ..`) shows its depth, score, winrate and PV.
+    """
     reply = parse_reply(line)
     if isinstance(reply, m.RealtimeReply):
         if reply.move is None:
@@ -92,16 +58,12 @@ def thinking_info(line: str) -> dict[str, Any] | None:
         return None
     text = reply.text.strip()[:200]
     info: dict[str, Any] = {"kind": "summary", "text": text}
-    for key in ("depth", "nodes", "score"):
-        found = re.search(rf"\b{key} {_NUM}", text)
-        if found:
-            info[key] = float(found.group(1))
-    found = re.search(rf"\bwinrate {_NUM}%", text)
-    if found:
-        info["winrate"] = float(found.group(1)) / 100.0
-    found = re.search(r"\bpv ((?:\d+,\d+\s*)+)", text)
-    if found:
-        info["pv"] = [[int(a), int(b)] for a, b in re.findall(r"(\d+),(\d+)", found.group(1))][:30]
+    fields = parse_text(reply.text, width, height)
+    for key, name in (("depth", "depth"), ("nodes", "nodes"), ("eval", "score"), ("winrate", "winrate")):
+        if fields.get(key) is not None:
+            info[name] = fields[key]
+    if fields.get("pv"):
+        info["pv"] = [list(square) for square in fields["pv"]][:30]
     return info
 
 
@@ -158,7 +120,7 @@ class PlayController:
         self.slots = engine_slots
         self.tolerance_ms = tolerance_ms
         self.start_timeout = start_timeout
-        self.session: WebEngineSession | None = None
+        self.session: EngineSession | None = None
         self.holding_slot = False
         self.game: GameState | None = None
         self.game_ids = 0
@@ -256,7 +218,8 @@ class PlayController:
             await self.session.close()
             self.session = None
         if self.session is None:
-            self.session = WebEngineSession(spec, self.nursery, self._thinking_line)
+            self.session = EngineSession(spec, self.nursery)
+            self.session.on_line = self._thinking_line
         session = self.session
         failure = await session.begin_game(game.config)
         if failure is None and session.conn is not None:
@@ -303,7 +266,7 @@ class PlayController:
         session = self.session
         assert session is not None
         referee = game.referee
-        command = _position_command(referee, referee.to_move) if not session.synced else m.Turn(*referee.moves[-1])
+        command = board_command(referee.moves, referee.to_move) if not session.synced else m.Turn(*referee.moves[-1])
         self.busy_what = "thinking"
         self._send_state(thinking=True)
         answer = await session.request_move(command, game.config)
@@ -383,7 +346,7 @@ class PlayController:
             with trio.move_on_after(TAKEBACK_TIMEOUT):
                 while True:
                     line = await conn.receive()
-                    if isinstance(line.reply, (m.MessageReply, m.DebugReply, m.RealtimeReply)):
+                    if isinstance(line.reply, m.LOG_REPLIES):
                         continue
                     return isinstance(line.reply, m.OkReply)
         except EngineClosed:
@@ -441,10 +404,14 @@ class PlayController:
 
         self.nursery.start_soon(run)
 
-    def _thinking_line(self, line: str) -> None:
-        info = thinking_info(line)
-        if info is not None and self.game is not None:
-            info.update(type="thinking", game=self.game.id)
+    def _thinking_line(self, line: ReplyLine) -> None:
+        """The engine's thinking lines (MESSAGE, MESSAGE REALTIME), handed to the page as they arrive."""
+        game = self.game
+        if game is None:
+            return
+        info = thinking_info(line.text, game.config.width, game.config.height)
+        if info is not None:
+            info.update(type="thinking", game=game.id)
             self.send(info)
 
     def _finish(self, game: GameState, *, loser: int | None, ending: Ending, detail: str) -> None:
