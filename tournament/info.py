@@ -5,7 +5,8 @@ GUI extensions add a few forms. This module reads the common ones and keeps ever
 
 - our brain (`INFO show_detail 2`): `pvs depth 11 nodes 77513 (270372/s) winrate 47.0% time 287 ms
   pv 7,6 6,7 ... sel 13 threads 1 score -122 stop time`, `mcts depth 5 nodes ... pv ...`, and the
-  root checks' `tactics vct in 1 ms (11 nodes)` (a proven win: winrate 1);
+  root checks' `tactics vct in 1 ms (11 nodes) pv 7,7 8,8 ...` (a proven win: winrate 1), and a
+  forced win or loss of the PVS as `score +M13` / `-M13` (a mate, in plies);
 - Rapfi's detail lines (`INFO show_detail` bit 2): a block `INFO PV 0`, `INFO DEPTH 12`,
   `INFO SELDEPTH 20`, `INFO TOTALNODES n`, `INFO TOTALTIME ms`, `INFO SPEED n`, `INFO EVAL 35` or
   `+M5`, `INFO WINRATE 0.55`, `INFO BESTLINE 7,7 8,8`, closed by `INFO PV DONE`; and its MESSAGE
@@ -189,7 +190,7 @@ def parse_text(text: str, width: int = 15, height: int = 15) -> dict[str, Any]:
     if text.startswith("[Pondering]"):
         return {}  # Rapfi thinking on the opponent's time: not about this position
     fields: dict[str, Any] = {}
-    own = _our_tactics(text)
+    own = _our_tactics(text, width, height)
     if own:
         return own
     if "|" in text:
@@ -200,12 +201,16 @@ def parse_text(text: str, width: int = 15, height: int = 15) -> dict[str, Any]:
     return fields
 
 
-def _our_tactics(text: str) -> dict[str, Any]:
-    """Our brain's root checks: `tactics win|vct|vcf|lost|block in T ms (N nodes)`."""
-    found = re.match(r"^tactics (\w+) in (\d+) ms \((\d+) nodes\)", text)
+def _our_tactics(text: str, width: int, height: int) -> dict[str, Any]:
+    """Our brain's root checks: `tactics win|vct|vcf|lost|block in T ms (N nodes)`, a proven
+    win's line after it as `pv x,y ...`."""
+    found = re.match(r"^tactics (\w+) in (\d+) ms \((\d+) nodes\)(?:\s+pv\s+(.*))?", text)
     if not found:
         return {}
     fields: dict[str, Any] = {"time_ms": int(found.group(2)), "nodes": int(found.group(3))}
+    if found.group(4):
+        squares, _ = _squares(found.group(4).split(), width, height)
+        fields["pv"] = tuple(squares)
     if found.group(1) in ("win", "vct", "vcf"):
         fields["winrate"] = 1.0
     elif found.group(1) == "lost":

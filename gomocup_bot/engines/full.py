@@ -148,8 +148,10 @@ class FullEngine(SearchEngineBase):
                                      excluded=view.excluded, vct_nodes=self.root_nodes)
             if plan.move >= 0 and plan.move not in view.excluded:
                 report(request, "best", view, plan.move)
+                line = " ".join(f"{x},{y}" for x, y in (view.xy(q) for q in plan.line if q >= 0))
                 report(request, "summary", view, plan.move, winrate=1.0 if plan.proven > 0 else None,
-                       text=f"tactics {plan.reason} in {plan.seconds * 1000:.0f} ms ({plan.nodes} nodes)")
+                       text=f"tactics {plan.reason} in {plan.seconds * 1000:.0f} ms ({plan.nodes} nodes)"
+                       + (f" pv {line}" if line else ""))
                 result = make_result(view, plan.move, proven=plan.proven, pv=plan.line,
                                      winrate=1.0 if plan.proven > 0 else None,
                                      alternatives=[plan.move], nbest=request.nbest)

@@ -132,4 +132,15 @@ def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView
                           allowed=allowed, excluded=view.excluded, max_depth=budget.max_depth,
                           max_nodes=budget.max_nodes, on_iteration=_best_reporter(request, view))
     return _finish(request, view, out, label, win_bound=K.WIN_BOUND, score_scale=2000.0, seconds=out.seconds,
-                   extra=f"sel {out.seldepth} threads {out.threads} score {out.score} stop {out.stopped_by}")
+                   extra=f"sel {out.seldepth} threads {out.threads} score {score_text(out.score)} stop {out.stopped_by}")
+
+
+def score_text(score: int) -> str:
+    """The PVS score for the summary line: a forced win or loss as `+M<plies>` / `-M<plies>` (the
+    form Rapfi prints and `tournament.info` reads as a mate), so a reader can tell a proven result
+    from a large evaluation (both show as winrate 100 %); anything else as the plain number."""
+    from gomocup_bot.search import pvs as K
+
+    if abs(score) > K.WIN_BOUND:
+        return f"{'+' if score > 0 else '-'}M{K.WIN - abs(score)}"
+    return str(score)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gomocup_bot.search.adapter import summary_text
+from gomocup_bot.search.engines_common import score_text
 from tournament.info import Info, InfoReader, parse_text
 
 H8, I9, J10 = (7, 7), (8, 8), (9, 9)
@@ -29,6 +30,12 @@ def test_our_brains_summary_as_the_search_writes_it() -> None:
     assert parse_text("tactics vct in 1 ms (11 nodes)") == {"time_ms": 1, "nodes": 11, "winrate": 1.0}
     assert parse_text("tactics lost in 0 ms (0 nodes)")["winrate"] == 0.0
     assert "winrate" not in parse_text("tactics block in 2 ms (5 nodes)")
+    assert parse_text("tactics vct in 3 ms (40 nodes) pv 7,7 8,8 9,9") == {
+        "time_ms": 3, "nodes": 40, "winrate": 1.0, "pv": (H8, I9, J10)}
+    mate = summary_text("pvs", _View, depth=9, nodes=1000, winrate=1.0, pv=[7 * 15 + 7], seconds=0.1,
+                        extra=f"sel 13 threads 1 score {score_text(29979)} stop time")
+    assert parse_text(mate)["mate"] == 21 and parse_text(mate)["eval"] is None
+    assert score_text(-29990) == "-M10" and score_text(2500) == "2500"  # a big eval is no mate
 
 
 @pytest.mark.parametrize(
