@@ -340,6 +340,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--psq", metavar="DIR", help="folder for .psq files")
     p.add_argument("--sgf", metavar="DIR", help="folder for .sgf files")
 
+    from tournament.analyse_cli import DESCRIPTION as ANALYSE_DESCRIPTION, EPILOG as ANALYSE_EPILOG, add_arguments as add_analyse_arguments
+
+    p = sub.add_parser(
+        "analyse",
+        help="find the blunders in game records (database, SGF, PSQ) with an analysing engine; table, --json, --html",
+        description=ANALYSE_DESCRIPTION,
+        epilog=ANALYSE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_analyse_arguments(p)
+
     p = sub.add_parser(
         "web",
         help="a local web board: play against an engine, watch a running tournament, replay games",
@@ -366,6 +377,14 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_report(args)
         if args.command == "export":
             return _cmd_export(args)
+        if args.command == "analyse":
+            from tournament.analyse_cli import AnalyseUsageError, run as run_analyse
+            from tournament.records import RecordError
+
+            try:
+                return run_analyse(args)
+            except (AnalyseUsageError, RecordError) as exc:
+                raise UsageError(str(exc)) from None
         if args.command == "web":
             try:
                 from tournament.web.server import run as run_web

@@ -23,7 +23,7 @@ from tournament.endings import Ending
 from tournament.errors import PositionError
 from tournament.referee import GameReferee, Verdict
 
-__all__ = ["BLACK", "WHITE", "Position", "PositionError", "Square", "parse_square", "square_text"]
+__all__ = ["BLACK", "WHITE", "Position", "PositionError", "Square", "parse_square", "sgf_games", "sgf_main_line", "square_text"]
 
 Square = tuple[int, int]
 MIN_SIZE, MAX_SIZE = 5, 32  # the protocol's blocks hold at most 32 x 32 stones
@@ -167,7 +167,7 @@ class Position:
         The rule comes from RU[] (a Gomocup code or a rule name) unless given. Setup stones
         (AB/AW) are refused: they have no order, and renju needs one.
         """
-        nodes = _sgf_main_line(text)
+        nodes = sgf_main_line(text)
         if not nodes:
             raise PositionError("no SGF game tree found")
         root = nodes[0]
@@ -314,7 +314,31 @@ def _squares_in_text(text: str, width: int, height: int) -> list[Square]:
     return out
 
 
-def _sgf_main_line(text: str) -> list[dict[str, list[str]]]:
+def sgf_games(text: str) -> list[str]:
+    """The game trees of an SGF collection, each as its own text: c-gomoku-cli writes all the games
+    of a run into one file, `(;...)(;...)`. Brackets inside property values (escapes honoured) do
+    not count; text outside any tree is dropped."""
+    games: list[str] = []
+    depth, start, i, n = 0, -1, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "[":  # skip a property value
+            i += 1
+            while i < n and text[i] != "]":
+                i += 2 if text[i] == "\\" else 1
+        elif ch == "(":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == ")" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                games.append(text[start : i + 1])
+        i += 1
+    return games
+
+
+def sgf_main_line(text: str) -> list[dict[str, list[str]]]:
     """The nodes of the first game tree's main line, each a property -> values dict.
 
     The main line follows the first variation at every branch, so it ends at the first `)`: what

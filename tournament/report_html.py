@@ -169,7 +169,7 @@ def static_text(name: str) -> str:
     return resources.files("tournament.web").joinpath("static", name).read_text(encoding="utf-8")
 
 
-def _json_for_script(data: Any) -> str:
+def json_for_script(data: Any) -> str:
     return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
@@ -228,7 +228,7 @@ def render_html(data: dict[str, Any], title: str) -> str:
             f'<b>{e(g["white"])}</b> (white): {e(g["result"])}, {e(g["ending"])}, {g["plies"]} stones</summary>'
             f'<div class="replay"></div></details>'
         )
-    games_json = _json_for_script(data["games"])
+    games_json = json_for_script(data["games"])
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{e(title)}</title>

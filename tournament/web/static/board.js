@@ -96,8 +96,11 @@
   }
 
   /* A stored game (black, white, width, height, moves [[x, y, ms]], ending, result, opening_stones)
-     as a board with a slider and step buttons inside `container`. */
-  function replay(container, game) {
+     as a board with a slider and step buttons inside `container`. Optional: game.pv_at, a line
+     of squares per move number ({"12": [[x, y], ...]}), drawn as numbered ghost stones for the
+     side to move when the board shows that many stones (the analysis page's refutations), and
+     onDraw(k), called whenever the board shows k stones. Returns {go: function (k)}. */
+  function replay(container, game, onDraw) {
     var n = game.moves.length;
     container.innerHTML =
       '<div class="replay-board"></div><div class="replay-controls">' +
@@ -113,9 +116,13 @@
       (game.detail ? " (" + game.detail + ")" : "") + (game.opening_stones ? "; " + game.opening_stones + " opening stones" : "");
     function draw() {
       var k = +slider.value;
-      board.innerHTML = svg({ width: game.width, height: game.height, stones: stonesOf(game.moves, k), numbers: true });
+      var line = game.pv_at && game.pv_at[String(k)];
+      board.innerHTML = svg({ width: game.width, height: game.height, stones: stonesOf(game.moves, k), numbers: true,
+        pv: line || [], pvColour: k % 2 === 0 ? 1 : 2, pvFrom: k + 1 });
       var mv = k > 0 ? game.moves[k - 1] : null;
-      ply.textContent = "move " + k + " / " + n + (mv ? ": " + mv[0] + "," + mv[1] + (mv[2] ? " (" + mv[2] + " ms)" : "") : "");
+      ply.textContent = "move " + k + " / " + n + (mv ? ": " + mv[0] + "," + mv[1] + (mv[2] ? " (" + mv[2] + " ms)" : "") : "") +
+        (line ? "; ghost stones: the refutation" : "");
+      if (onDraw) onDraw(k);
     }
     function go(k) { slider.value = Math.max(0, Math.min(n, k)); draw(); }
     slider.addEventListener("input", draw);
