@@ -130,9 +130,13 @@ def run(args: argparse.Namespace) -> int:
                       f"{budget.deep:g} s deep)")
     try:
         analyses = trio.run(lambda: analyse_games(games, args.analyser, budget, jobs=args.jobs, report=report, done=done))
-    except (AnalysisAborted, EngineError) as exc:
+    except AnalysisAborted as exc:
         progress.finish()
         print(f"gomocup-tournament: {exc}", file=sys.stderr)
+        return 1
+    except EngineError as exc:
+        progress.finish()
+        print(f"gomocup-tournament: the analysing engine cannot start: {exc}", file=sys.stderr)
         return 1
     progress.finish()
     for analysis in analyses:

@@ -20,7 +20,9 @@ from typing import Callable
 
 import trio
 
-from tournament.analysis import Candidate, Eval, GameAnalysis, eval_from_info, judge, plies_of
+from protocol import judge
+from protocol.judge import BLACK, WHITE
+from tournament.analysis import Candidate, Eval, GameAnalysis, assess, eval_from_info, plies_of
 from tournament.engine_async import Engine, Limit
 from tournament.errors import EngineError, EngineStartError, PositionError
 from tournament.position import Position, Square
@@ -79,14 +81,25 @@ class Analyser:
         result = eval_from_info(info, seconds)
         move = info.move
         if not result.known and move is not None and follow > 0 and position.is_legal(move):
-            after = position.push(move)
-            if after.is_over():
-                won = after.winner() == position.to_move
-                result = Eval(1.0 if won else 0.5, 1 if won else 0, 1 if won else None, (move,), move,
-                              info.depth, seconds, via=move)
-            else:
-                result = (await self.evaluate(after, seconds, follow=follow - 1)).flipped(move)
+            result = await self._through(position, move, seconds, follow, info.depth)
         self._cache[key] = result
+        return result
+
+    async def _through(self, position: Position, move: Square, seconds: float, follow: int,
+                       depth: int | None) -> Eval:
+        """A position's value read from the one after `move` (the engine's answer that came with
+        no value). A win found after it is a win; a loss only counts when the move was forced
+        (the block of the opponent's only five point), else it may just be a bad move."""
+        after = position.push(move)
+        if after.is_over():
+            won = after.winner() == position.to_move
+            return Eval(1.0 if won else 0.5, 1 if won else 0, 1 if won else None, (move,), move, depth, seconds, via=move)
+        result = (await self.evaluate(after, seconds, follow=follow - 1)).flipped(move)
+        if result.proven < 0:
+            opponent = WHITE if position.to_move == BLACK else BLACK
+            threats = judge.winning_squares(position.board(), opponent, position.rules)
+            if threats != [move]:
+                return Eval(None, best=move, seconds=seconds)
         return result
 
     async def _ask(self, position: Position, seconds: float):  # -> Info | None
@@ -110,7 +123,7 @@ class Analyser:
         for n, ply in enumerate(plies, 1):
             self.report(f"{game.label}: fast pass {n}/{len(plies)}")
             ply.fast = await self.evaluate(analysis.position_before(ply.index), self.budget.fast)
-        judge(analysis)
+        assess(analysis)
         for index in self._drops(analysis):
             await self._deep(analysis, index)
         await self._deep_pass(analysis)
@@ -147,14 +160,14 @@ class Analyser:
         """Both sides of every blunder deeply, round after round while that moves the blunders (a
         position before a blunder found lost too moves the blunder back), `back` rounds at most."""
         for _ in range(self.budget.back + 1):
-            judge(analysis)
+            assess(analysis)
             fresh = False
             for blunder in list(analysis.blunders):
                 for index in (blunder.ply + 1, blunder.ply):
                     fresh = await self._deep(analysis, index) or fresh
             if not fresh:
                 break
-        judge(analysis)
+        assess(analysis)
 
     async def _alternatives(self, analysis: GameAnalysis, index: int, played: Square,
                             refutation: tuple[Square, ...]) -> list[Candidate]:

@@ -83,9 +83,9 @@ class Eval:
 def eval_from_info(info: Info, seconds: float) -> Eval:
     """Read an engine's `Info` (see the module docstring for what counts as proven)."""
     proven = 0
-    if info.depth == 0 and not info.nodes and info.mate is None and info.winrate not in (0.0, 1.0):
-        # a search that looked at nothing (our brain's "stop single": one move left by its
-        # threat checks) reports a placeholder, not an evaluation
+    if info.depth == 0 and info.mate is None and info.winrate not in (0.0, 1.0):
+        # a search that did not finish one ply (our brain's "stop single": one move left by its
+        # threat checks; a search cut at once) reports a placeholder, not an evaluation
         return Eval(None, best=info.best, seconds=seconds)
     if info.mate is not None and info.mate != 0:
         proven = 1 if info.mate > 0 else -1
@@ -250,7 +250,7 @@ def _imply(plies: list[Ply]) -> None:
         ply.implied = ply.to_move
 
 
-def judge(analysis: GameAnalysis) -> None:
+def assess(analysis: GameAnalysis) -> None:
     """Fill `blunders` and `lost_at` from the evaluations (the candidates found for a blunder
     are kept when it is found again)."""
     old = {b.ply: b for b in analysis.blunders}
