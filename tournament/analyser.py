@@ -25,6 +25,7 @@ from protocol.judge import BLACK, WHITE
 from tournament.analysis import Candidate, Eval, GameAnalysis, assess, eval_from_info, plies_of
 from tournament.engine_async import Engine, Limit
 from tournament.errors import EngineError, EngineStartError, PositionError
+from tournament.info import Info
 from tournament.position import Position, Square
 from tournament.records import GameSource
 
@@ -102,7 +103,7 @@ class Analyser:
                 return Eval(None, best=move, seconds=seconds)
         return result
 
-    async def _ask(self, position: Position, seconds: float):  # -> Info | None
+    async def _ask(self, position: Position, seconds: float) -> Info | None:
         """One analysis request; an engine failure is logged and retried once (the API starts the
         engine afresh), a second one gives no answer. An engine that cannot start stops it all."""
         for attempt in (1, 2):
