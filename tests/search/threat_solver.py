@@ -646,6 +646,38 @@ def refutations(size: int, rules: Rules, stones, defender: int, max_depth: int, 
     return out, total
 
 
+def replies(size: int, rules: Rules, stones, defender: int, max_depth: int, node_limit: int = 0,
+            moves=None) -> dict[tuple[int, int], tuple[str, int, bool]]:
+    """Each legal D move (or each of `moves`): A's VCT status after it (WIN, FAIL or UNKNOWN when
+    the node limit ran out; a shortest win is searched, 1..max_depth threat moves), the nodes it
+    took, and whether the move is a four of D's (after it A's only move is the block, so a FAIL
+    there may just be a delay; a block of A's own five point is not counted as one). Like `refutations`, but every move's own answer is kept."""
+    b = ThreatBoard(size, rules, stones)
+    a = 3 - defender
+    order = [y * size + x for x, y in moves] if moves is not None else [m for m in range(size * size)]
+    out: dict[tuple[int, int], tuple[str, int, bool]] = {}
+    blocking = bool(b.five_points(a))  # D must block A's five: a block that is also a four is no delay
+    for m in order:
+        if b.cells[m] != EMPTY or b.foul(m, defender):
+            continue
+        four = not blocking and bool(b.makes_fives(m, defender))
+        b.place(m, defender)
+        b.nodes = 0
+        b.node_limit = node_limit
+        try:
+            status = FAIL
+            for depth in range(1, max_depth + 1):
+                status, _ = b.attack(a, depth, True)
+                if status == WIN:
+                    break
+        except _OutOfNodes:
+            status = UNKNOWN
+        finally:
+            b.remove(m)
+        out[b.xy(m)] = (status, b.nodes, four)
+    return out
+
+
 def is_legal_position(size: int, rules: Rules, moves) -> str | None:
     """None if the moves (x, y, colour in play order, alternating from black) make a legal position:
     squares distinct and on the board, colours alternating, no five on the board, and under renju no
