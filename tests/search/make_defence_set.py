@@ -4,24 +4,28 @@
     python -m tests.search.make_defence_set select /tmp/defence_cands*.jsonl --out tests/search/data/defence_positions.json
 
 The input is what `gomocup-tournament analyse --json` wrote for real games (our brain's losses):
-every blunder found there, with the position right before it. `verify` asks the independent threat
-solver (tests/search/threat_solver.py, no brain code) about each:
+every blunder found there, with the position right before it. `verify` checks each:
 
-- the blunder really loses: after it the attacker A has a VCT of at most MAX_LENGTH threat moves
-  (found within `--blunder-nodes` nodes; its shortest length L and line are kept). Blunders refuted
-  only by longer or non-VCT wins are left out: their defences cannot be settled at any budget we
-  can afford in plain Python;
-- the defender D (to move) has no VCT of its own of at most `depth` = max(MIN_DEPTH, L + MARGIN)
-  threat moves (else the position is a win, not a defence; a search that runs out of its
-  `--own-nodes` is noted as `own: unknown`);
-- every legal move of D is tried: it *holds* when A then has no VCT of at most `depth` threat moves
-  (a complete search within `--nodes` nodes); D's fours are set apart (they only delay: A's block
-  is forced, then D must defend again), and so are the moves the solver could not settle within
-  the nodes (`undecided`).
+1. **the blunder loses**, by the independent threat solver (tests/search/threat_solver.py, no brain
+   code): after it the attacker A has a VCT of at most MAX_LENGTH threat moves, found within
+   `--blunder-nodes` nodes (its shortest length and line are kept). Blunders refuted only by longer
+   or quieter wins are left out.
+2. the defender D (to move) has no short VCT of its own (the solver, OWN_DEPTH threat moves): the
+   position is a defence, not a win.
+3. **every legal move of D is judged by a long run of the analysing engine** (`--engine`, our brain
+   by default, through `tournament.analyser`, so a forced block is followed to the position after
+   it): first `--quick` seconds, then, if that did not prove a win for A, `--long` seconds. A move
+   after which the engine proves a forced win for A lets it in; the others hold, as far as the
+   engine sees (its winrate for D after the move is kept). Deep threats (VCTs of 8-20 plies) are
+   beyond what the plain-Python solver settles in a budget we can afford for 200 moves a position;
+   the engine's threat search and PVS settle them in seconds.
+4. **the solver cross-checks every holding move**: A must have no VCT of at most CHECK_DEPTH threat
+   moves after it (a complete search within CHECK_NODES nodes). A move the solver refutes is not
+   holding (the proof wins); a move it cannot settle in the nodes is kept apart (`unconfirmed`).
 
-A position is kept when its blunder is proven and at least one move holds. Candidates are appended
-to `--out` one per line as they are done (a stopped run starts again where it was: positions
-already in the file are skipped). `select` writes the set: the kept candidates, one per position.
+A position is kept when its blunder is proven and at least one move holds and is confirmed. The
+candidates are appended to `--out` one per line as they are done (a stopped run starts again where
+it was: positions already in the file are skipped). `select` writes the set, one record per position.
 """
 from __future__ import annotations
 
@@ -32,18 +36,22 @@ import sys
 import time
 from pathlib import Path
 
+import trio
+
 from protocol.rules import Rules
 from tests.search import threat_solver as T
+from tournament.analyser import Analyser, Budget
+from tournament.engine_async import Engine
+from tournament.position import Position
 
 SIZE = 15
 RULES = {"freestyle": Rules(), "exact-five": Rules(exact_five=True), "standard": Rules(exact_five=True),
          "renju": Rules(renju=True)}
-MIN_DEPTH = 6  # threat moves of A's VCT looked for after each defender move: at least this ...
-MARGIN = 1  # ... and at least one more than the blunder's refutation needs
-MAX_LENGTH = 6  # blunders refuted by a longer VCT are left out (their defences cannot be settled in time)
-NODES = 50_000  # per defender move
-BLUNDER_NODES = 300_000  # for the blunder's refutation (a win: found sooner or later)
-OWN_NODES = 30_000  # D's own VCT (a win only has to be found)
+MAX_LENGTH = 7  # the blunder's refutation: a VCT of at most this many threat moves
+BLUNDER_NODES = 300_000
+OWN_DEPTH, OWN_NODES = 5, 20_000  # D's own VCT (only a found win matters)
+CHECK_DEPTH, CHECK_NODES = 4, 20_000  # the solver's cross-check of each holding move
+QUICK, LONG = 0.3, 3.0  # seconds of the engine per defender move
 
 
 def rule_name(rule: str) -> str:
@@ -51,59 +59,81 @@ def rule_name(rule: str) -> str:
 
 
 def key_of(rule: str, moves) -> str:
-    return rule_name(rule) + ":" + " ".join(f"{x},{y}" for x, y, _ in moves)
+    return rule_name(rule) + ":" + " ".join(f"{x},{y}" for x, y, *_ in moves)
 
 
 def blunders_in(path: Path):
-    """(source, position dict, blunder dict, game dict) for every blunder of an analysis file."""
+    """(position dict, blunder dict, game dict) for every blunder of an analysis file."""
     doc = json.loads(path.read_text())
     for game in doc["games"]:
         for b in game["blunders"]:
-            yield f"{game['label']} move {b['move_number']} ({b['player']}, {b['colour']})", b["position"], b, game
+            yield b["position"], b, game
 
 
-def verify_one(rule: str, moves, blunder, nodes: int, blunder_nodes: int, own_nodes: int) -> dict:
-    """The solver's verdict on one blunder position (see the module docstring)."""
+def solver_part(rule: str, moves, blunder) -> dict:
+    """Steps 1 and 2 (the independent solver); `status` is "ok" when the engine scan should follow."""
     rules = RULES[rule]
     d = T.BLACK if len(moves) % 2 == 0 else T.WHITE
-    a = 3 - d
     out: dict = {"rule": rule_name(rule), "size": SIZE, "moves": [list(m) for m in moves], "to_move": d,
-                 "blunder": list(blunder), "nodes": nodes}
+                 "blunder": list(blunder)}
     problem = T.is_legal_position(SIZE, rules, moves)
     if problem:
         return {**out, "status": "illegal", "why": problem}
-    t0 = time.monotonic()
     after = list(moves) + [(blunder[0], blunder[1], d)]
-    refute = T.solve(SIZE, rules, after, a, MAX_LENGTH, True, blunder_nodes)
+    refute = T.solve(SIZE, rules, after, 3 - d, MAX_LENGTH, True, BLUNDER_NODES)
     out["blunder_nodes"] = refute.nodes
     if refute.status != T.WIN:
-        return {**out, "status": "blunder-" + refute.status, "seconds": round(time.monotonic() - t0, 1)}
-    depth = max(MIN_DEPTH, refute.length + MARGIN)
-    out.update(length=refute.length, refutation=[list(s) for s in refute.line], depth=depth)
-    own = T.solve(SIZE, rules, moves, d, depth, True, own_nodes)
+        return {**out, "status": "blunder-" + refute.status}
+    out.update(length=refute.length, refutation=[list(s) for s in refute.line])
+    own = T.solve(SIZE, rules, moves, d, OWN_DEPTH, True, OWN_NODES)
     if own.status == T.WIN:
-        return {**out, "status": "own-win", "seconds": round(time.monotonic() - t0, 1)}
-    out["own"] = own.status
-    answers = T.replies(SIZE, rules, moves, d, depth, nodes)
-    holding = sorted(m for m, (status, _, four) in answers.items() if status == T.FAIL and not four)
-    fours = sorted(m for m, (_, _, four) in answers.items() if four)
-    unknown = sorted(m for m, (status, _, four) in answers.items() if status == T.UNKNOWN and not four)
-    out.update(holding=[list(m) for m in holding], fours=[list(m) for m in fours],
-               undecided=[list(m) for m in unknown], legal=len(answers),
-               scan_nodes=sum(n for _, n, _ in answers.values()),
-               hold_nodes=sum(answers[m][1] for m in holding),
-               seconds=round(time.monotonic() - t0, 1))
-    if tuple(blunder) in holding:
-        out["status"] = "inconsistent"  # the blunder both loses and holds: never expected
-    elif not holding:
-        out["status"] = "no-hold"
+        return {**out, "status": "own-win"}
+    return {**out, "status": "ok"}
+
+
+async def engine_part(analyser: Analyser, rec: dict, quick: float, long: float) -> None:
+    """Step 3: every legal defender move judged by the engine; fills `holding`, `losing`, `engine`."""
+    position = Position.from_moves([(x, y) for x, y, _ in rec["moves"]], SIZE, rec["rule"])
+    holding: dict[tuple[int, int], float | None] = {}
+    losing: list[tuple[int, int]] = []
+    for square in position.legal_moves():
+        after = position.push(square)
+        if after.is_over():  # a five of its own: not a defence position after all
+            rec["status"] = "own-five"
+            return
+        e = await analyser.evaluate(after, quick)
+        if not e.proven > 0:
+            e = await analyser.evaluate(after, long)
+        if e.proven > 0:
+            losing.append(square)
+        else:
+            holding[square] = None if e.winrate is None else round(1.0 - e.winrate, 3)
+    rec["engine_holding"] = sorted([list(m), w] for m, w in holding.items())
+    rec["losing"] = len(losing)
+    rec["legal"] = len(losing) + len(holding)
+
+
+def cross_check(rec: dict) -> None:
+    """Step 4: the solver on each engine-holding move; sets `holding`, `unconfirmed`, `status`."""
+    rules = RULES[rec["rule"]]
+    stones = [tuple(m) for m in rec["moves"]]
+    moves = [tuple(m) for m, _ in rec["engine_holding"]]
+    answers = T.replies(SIZE, rules, stones, rec["to_move"], CHECK_DEPTH, CHECK_NODES, moves=moves)
+    winrate = {tuple(m): w for m, w in rec["engine_holding"]}
+    holding = sorted(m for m in moves if answers[m][0] == T.FAIL)
+    rec["holding"] = [list(m) for m in holding]
+    rec["winrate"] = [winrate[m] for m in holding]
+    rec["unconfirmed"] = [list(m) for m in sorted(m for m in moves if answers[m][0] == T.UNKNOWN)]
+    rec["refuted"] = [list(m) for m in sorted(m for m in moves if answers[m][0] == T.WIN)]
+    rec["check_nodes"] = sum(answers[m][1] for m in holding)
+    if tuple(rec["blunder"]) in holding:
+        rec["status"] = "inconsistent"  # the solver proved the blunder loses: never expected
     else:
-        out["status"] = "kept"
-    return out
+        rec["status"] = "kept" if holding else "no-hold"
 
 
-def verify(paths: list[Path], out_path: Path, nodes: int, blunder_nodes: int, own_nodes: int,
-           rules: set[str], limit: int, shard: tuple[int, int] = (0, 1)) -> None:
+async def verify(paths: list[Path], out_path: Path, engine_spec: str, quick: float, long: float,
+                 rules: set[str], limit: int, shard: tuple[int, int]) -> None:
     done = set()
     if out_path.exists():
         for line in out_path.read_text().splitlines():
@@ -111,32 +141,41 @@ def verify(paths: list[Path], out_path: Path, nodes: int, blunder_nodes: int, ow
                 rec = json.loads(line)
                 done.add(key_of(rec["rule"], rec["moves"]))
     count = 0
-    with out_path.open("a") as out:
-        for path in paths:
-            for source, position, blunder, game in blunders_in(path):
-                rule = rule_name(position["rule"])
-                if rule not in rules:
-                    continue
-                moves = [tuple(m) for m in position["moves"]]
-                key = key_of(rule, moves)
-                if key in done:
-                    continue
-                done.add(key)
-                serial = int(hashlib.sha1(key.encode()).hexdigest(), 16)
-                if serial % shard[1] != shard[0]:
-                    continue
-                rec = verify_one(rule, moves, tuple(blunder["move"]), nodes, blunder_nodes, own_nodes)
-                rec["source"] = f"{Path(game['file']).name} game {game['number']} move {blunder['move_number']}"
-                rec["blunderer"] = blunder["player"]
-                rec["found_by"] = {"before": blunder["before"], "engine_holding": blunder["holding"],
-                                   "engine_refutation": blunder["refutation"][:12]}
-                out.write(json.dumps(rec, separators=(",", ":")) + "\n")
-                out.flush()
-                count += 1
-                print(f"{count}: {rec['source']} {rule} {rec['status']} holding {len(rec.get('holding', []))} "
-                      f"{rec.get('seconds', 0)}s", file=sys.stderr)
-                if limit and count >= limit:
-                    return
+    async with Engine.open(engine_spec, tolerance=max(10.0, 2 * long), start_timeout=60.0) as engine:
+        analyser = Analyser(engine, Budget(fast=quick, deep=long))
+        with out_path.open("a") as out:
+            for path in paths:
+                for position, blunder, game in blunders_in(path):
+                    rule = rule_name(position["rule"])
+                    moves = [tuple(m) for m in position["moves"]]
+                    key = key_of(rule, moves)
+                    if rule not in rules or key in done:
+                        continue
+                    done.add(key)
+                    if int(hashlib.sha1(key.encode()).hexdigest(), 16) % shard[1] != shard[0]:
+                        continue
+                    t0 = time.monotonic()
+                    rec = solver_part(rule, moves, tuple(blunder["move"]))
+                    if rec["status"] == "ok":
+                        await engine_part(analyser, rec, quick, long)
+                    if rec["status"] == "ok":
+                        cross_check(rec)
+                    rec.update(source=f"{Path(game['file']).name} game {game['number']} move {blunder['move_number']}",
+                               blunderer=blunder["player"], seconds=round(time.monotonic() - t0, 1),
+                               engine={"spec": engine_spec, "quick": quick, "long": long},
+                               check={"depth": CHECK_DEPTH, "nodes": CHECK_NODES},
+                               found_by={"before": blunder["before"], "engine_refutation": blunder["refutation"][:12]})
+                    out.write(json.dumps(rec, separators=(",", ":")) + "\n")
+                    out.flush()
+                    count += 1
+                    print(f"{count}: {rec['source']} {rule} {rec['status']} holding {len(rec.get('holding', []))} "
+                          f"of {len(rec.get('engine_holding', []))} {rec['seconds']}s", file=sys.stderr, flush=True)
+                    if limit and count >= limit:
+                        return
+
+
+FIELDS = ("rule", "size", "moves", "to_move", "blunder", "refutation", "length", "blunder_nodes", "holding", "winrate",
+          "unconfirmed", "legal", "engine", "check", "source", "blunderer")
 
 
 def select(paths: list[Path], out_path: Path) -> None:
@@ -150,23 +189,24 @@ def select(paths: list[Path], out_path: Path) -> None:
             if rec["status"] != "kept" or key in seen:
                 continue
             seen.add(key)
-            kept.append({k: rec[k] for k in ("rule", "size", "moves", "to_move", "blunder", "refutation", "length",
-                                             "holding", "fours", "undecided", "depth", "nodes", "own", "source",
-                                             "blunderer")})
+            kept.append({k: rec[k] for k in FIELDS})
     kept.sort(key=lambda r: (r["rule"] != "freestyle", r["rule"], r["source"]))
     doc = {
         "about": "Real defence positions: the position right before a blunder in a lost game of our brain "
-                 "(found by `gomocup-tournament analyse`), made by tests/search/make_defence_set.py. "
-                 "holding: the defender's moves after which the attacker has no VCT of at most `depth` threat "
-                 "moves (the independent solver, complete within `nodes` nodes per move); fours: the "
-                 "defender's fours (they only delay); undecided: moves the solver could not settle in the "
-                 "nodes; every other legal move lets a VCT in. refutation: the solver's shortest winning line "
-                 "after the blunder, `length` threat moves ([-1, -1] = any reply). Squares are [x, y], "
+                 "(found by `gomocup-tournament analyse`), made by tests/search/make_defence_set.py (its "
+                 "docstring has the method). blunder: the move played, after which the attacker has a VCT of "
+                 "`length` threat moves (refutation: the independent solver's line, [-1, -1] = any reply). "
+                 "holding: the defender's moves after which the analysing engine (engine: spec and seconds) "
+                 "proves no forced win for the attacker, each confirmed by the independent solver (check: "
+                 "no VCT of at most `depth` threat moves, complete within `nodes` nodes); winrate: the "
+                 "engine's for the defender after each; unconfirmed: engine-holding moves the solver could "
+                 "not settle in its nodes; every other legal move lets a forced win in. Squares are [x, y], "
                  "0-based; moves are [x, y, colour] in play order, black = 1.",
         "positions": kept,
     }
-    out_path.write_text(json.dumps(doc, indent=None, separators=(",", ":")).replace('{"rule"', '\n{"rule"') + "\n")
-    by = {}
+    text = json.dumps(doc, separators=(",", ":")).replace('{"rule"', '\n{"rule"')
+    out_path.write_text(text + "\n")
+    by: dict[tuple[str, str], int] = {}
     for r in kept:
         k = (r["rule"], "black" if r["to_move"] == 1 else "white")
         by[k] = by.get(k, 0) + 1
@@ -176,12 +216,12 @@ def select(paths: list[Path], out_path: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    v = sub.add_parser("verify", help="ask the solver about every blunder of analysis files")
+    v = sub.add_parser("verify", help="check every blunder of analysis files")
     v.add_argument("runs", nargs="+", type=Path)
     v.add_argument("--out", type=Path, required=True)
-    v.add_argument("--nodes", type=int, default=NODES)
-    v.add_argument("--blunder-nodes", type=int, default=BLUNDER_NODES)
-    v.add_argument("--own-nodes", type=int, default=OWN_NODES)
+    v.add_argument("--engine", default="builtin:gomocup-bot", help="the analysing engine (default builtin:gomocup-bot)")
+    v.add_argument("--quick", type=float, default=QUICK)
+    v.add_argument("--long", type=float, default=LONG)
     v.add_argument("--rules", default="freestyle,standard,renju")
     v.add_argument("--limit", type=int, default=0, help="stop after this many positions")
     v.add_argument("--shard", default="0/1", help="I/N: only the positions whose key hashes to I modulo N (parallel runs)")
@@ -191,8 +231,8 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.cmd == "verify":
         i, n = (int(v) for v in args.shard.split("/"))
-        verify(args.runs, args.out, args.nodes, args.blunder_nodes, args.own_nodes, set(args.rules.split(",")),
-               args.limit, (i, n))
+        trio.run(verify, args.runs, args.out, args.engine, args.quick, args.long, set(args.rules.split(",")),
+                 args.limit, (i, n))
     else:
         select(args.candidates, args.out)
 
