@@ -23,6 +23,10 @@ every blunder found there, with the position right before it. `verify` checks ea
    moves after it (a complete search within CHECK_NODES nodes). A move the solver refutes is not
    holding (the proof wins); a move it cannot settle in the nodes is kept apart (`unconfirmed`).
 
+5. `recheck` (on the written set): the solver again on every holding (and unconfirmed) move, now as
+   deep as the blunder's own VCT (`length` threat moves, RECHECK_NODES nodes): a move it refutes
+   goes, a move it settles is recorded with that depth in `proofs`.
+
 A position is kept when its blunder is proven and at least one move holds and is confirmed. The
 candidates are appended to `--out` one per line as they are done (a stopped run starts again where
 it was: positions already in the file are skipped). `select` writes the set, one record per position.
@@ -48,9 +52,10 @@ SIZE = 15
 RULES = {"freestyle": Rules(), "exact-five": Rules(exact_five=True), "standard": Rules(exact_five=True),
          "renju": Rules(renju=True)}
 MAX_LENGTH = 7  # the blunder's refutation: a VCT of at most this many threat moves
-BLUNDER_NODES = 300_000
+BLUNDER_NODES = 100_000
 OWN_DEPTH, OWN_NODES = 5, 20_000  # D's own VCT (only a found win matters)
 CHECK_DEPTH, CHECK_NODES = 4, 20_000  # the solver's cross-check of each holding move
+RECHECK_NODES = 100_000  # the solver again on each holding move, as deep as the blunder's VCT
 QUICK, LONG = 0.3, 3.0  # seconds of the engine per defender move
 
 
@@ -140,38 +145,48 @@ async def verify(paths: list[Path], out_path: Path, engine_spec: str, quick: flo
             if line.strip():
                 rec = json.loads(line)
                 done.add(key_of(rec["rule"], rec["moves"]))
+    todo = []
+    for path in paths:
+        for position, blunder, game in blunders_in(path):
+            rule = rule_name(position["rule"])
+            moves = [tuple(m) for m in position["moves"]]
+            key = key_of(rule, moves)
+            if rule not in rules or key in done:
+                continue
+            done.add(key)
+            if int(hashlib.sha1(key.encode()).hexdigest(), 16) % shard[1] != shard[0]:
+                continue
+            todo.append((priority(blunder), rule, moves, blunder, game))
+    todo.sort(key=lambda item: item[0])
     count = 0
     async with Engine.open(engine_spec, tolerance=max(10.0, 2 * long), start_timeout=60.0) as engine:
         analyser = Analyser(engine, Budget(fast=quick, deep=long))
         with out_path.open("a") as out:
-            for path in paths:
-                for position, blunder, game in blunders_in(path):
-                    rule = rule_name(position["rule"])
-                    moves = [tuple(m) for m in position["moves"]]
-                    key = key_of(rule, moves)
-                    if rule not in rules or key in done:
-                        continue
-                    done.add(key)
-                    if int(hashlib.sha1(key.encode()).hexdigest(), 16) % shard[1] != shard[0]:
-                        continue
-                    t0 = time.monotonic()
-                    rec = solver_part(rule, moves, tuple(blunder["move"]))
-                    if rec["status"] == "ok":
-                        await engine_part(analyser, rec, quick, long)
-                    if rec["status"] == "ok":
-                        cross_check(rec)
-                    rec.update(source=f"{Path(game['file']).name} game {game['number']} move {blunder['move_number']}",
-                               blunderer=blunder["player"], seconds=round(time.monotonic() - t0, 1),
-                               engine={"spec": engine_spec, "quick": quick, "long": long},
-                               check={"depth": CHECK_DEPTH, "nodes": CHECK_NODES},
-                               found_by={"before": blunder["before"], "engine_refutation": blunder["refutation"][:12]})
-                    out.write(json.dumps(rec, separators=(",", ":")) + "\n")
-                    out.flush()
-                    count += 1
-                    print(f"{count}: {rec['source']} {rule} {rec['status']} holding {len(rec.get('holding', []))} "
-                          f"of {len(rec.get('engine_holding', []))} {rec['seconds']}s", file=sys.stderr, flush=True)
-                    if limit and count >= limit:
-                        return
+            for _, rule, moves, blunder, game in todo:
+                t0 = time.monotonic()
+                rec = solver_part(rule, moves, tuple(blunder["move"]))
+                if rec["status"] == "ok":
+                    await engine_part(analyser, rec, quick, long)
+                if rec["status"] == "ok":
+                    cross_check(rec)
+                rec.update(source=f"{Path(game['file']).name} game {game['number']} move {blunder['move_number']}",
+                           blunderer=blunder["player"], seconds=round(time.monotonic() - t0, 1),
+                           engine={"spec": engine_spec, "quick": quick, "long": long},
+                           check={"depth": CHECK_DEPTH, "nodes": CHECK_NODES},
+                           found_by={"before": blunder["before"], "engine_refutation": blunder["refutation"][:12]})
+                out.write(json.dumps(rec, separators=(",", ":")) + "\n")
+                out.flush()
+                count += 1
+                print(f"{count}/{len(todo)}: {rec['source']} {rule} {rec['status']} holding {len(rec.get('holding', []))} "
+                      f"of {len(rec.get('engine_holding', []))} {rec['seconds']}s", file=sys.stderr, flush=True)
+                if limit and count >= limit:
+                    return
+
+
+def priority(blunder: dict) -> tuple:
+    """Blunders most likely to make a position first: the analysis found a move that held, and the
+    refutation is short (a short VCT is what the solver proves)."""
+    return (not blunder["holding"], blunder["mate"] or 99)
 
 
 FIELDS = ("rule", "size", "moves", "to_move", "blunder", "refutation", "length", "blunder_nodes", "holding", "winrate",
@@ -197,20 +212,76 @@ def select(paths: list[Path], out_path: Path) -> None:
                  "docstring has the method). blunder: the move played, after which the attacker has a VCT of "
                  "`length` threat moves (refutation: the independent solver's line, [-1, -1] = any reply). "
                  "holding: the defender's moves after which the analysing engine (engine: spec and seconds) "
-                 "proves no forced win for the attacker, each confirmed by the independent solver (check: "
-                 "no VCT of at most `depth` threat moves, complete within `nodes` nodes); winrate: the "
-                 "engine's for the defender after each; unconfirmed: engine-holding moves the solver could "
-                 "not settle in its nodes; every other legal move lets a forced win in. Squares are [x, y], "
-                 "0-based; moves are [x, y, colour] in play order, black = 1.",
+                 "proves no forced win for the attacker and the independent solver finds no VCT: proofs gives, "
+                 "per holding move, [depth, nodes] of the solver's complete search (depth = `length` when it "
+                 "settled that deep within its nodes, else the cross-check's depth, see check); winrate: the "
+                 "engine's for the defender after each; unconfirmed: engine-holding moves the solver could not "
+                 "settle; refuted: engine-holding moves the solver refuted (not holding); every other legal "
+                 "move lets a forced win in, by the engine. Squares are [x, y], 0-based; moves are [x, y, "
+                 "colour] in play order, black = 1.",
         "positions": kept,
     }
+    write_set(out_path, doc)
+
+
+def recheck(path: Path) -> None:
+    """Step 5, on a written set: each holding move again, now against VCTs as long as the one the
+    blunder let in (`length` threat moves, RECHECK_NODES nodes). A move the solver refutes is not
+    holding (the brain's 3 s missed that VCT) and goes; a position left without one goes too. Each
+    holding move's `proofs` entry says how deep the solver confirmed it and with how many nodes:
+    [length, n] when that search completed, else the cross-check's [CHECK_DEPTH, n]."""
+    doc = json.loads(path.read_text())
+    kept = []
+    for rec in doc["positions"]:
+        rules = RULES[rec["rule"]]
+        stones = [tuple(m) for m in rec["moves"]]
+        moves = [tuple(m) for m in rec["holding"]]
+        unsure = [tuple(m) for m in rec["unconfirmed"]]
+        deep = T.replies(SIZE, rules, stones, rec["to_move"], rec["length"], RECHECK_NODES, moves=moves + unsure)
+        shallow = T.replies(SIZE, rules, stones, rec["to_move"], CHECK_DEPTH, CHECK_NODES, moves=moves)
+        holding, winrate, proofs, refuted, still_unsure = [], [], [], [], []
+        for m, w in zip(moves, rec["winrate"]):
+            status, nodes, _ = deep[m]
+            if status == T.WIN:
+                refuted.append(list(m))
+                continue
+            if status != T.FAIL and shallow[m][0] != T.FAIL:  # settled by neither search now
+                (refuted if shallow[m][0] == T.WIN else still_unsure).append(list(m))
+                continue
+            holding.append(list(m))
+            winrate.append(w)
+            proofs.append([rec["length"], nodes] if status == T.FAIL else [CHECK_DEPTH, shallow[m][1]])
+        for m in unsure:  # the cross-check ran out of nodes: a complete search to the length settles it
+            status, nodes, _ = deep[m]
+            if status == T.FAIL:
+                holding.append(list(m))
+                winrate.append(None)
+                proofs.append([rec["length"], nodes])
+            elif status == T.WIN:
+                refuted.append(list(m))
+            else:
+                still_unsure.append(list(m))
+        rec["unconfirmed"] = still_unsure
+        print(f"{rec['source']}: {len(holding)} of {len(moves)} hold, {sum(p[0] == rec['length'] for p in proofs)} to "
+              f"depth {rec['length']}, {len(refuted)} refuted", file=sys.stderr, flush=True)
+        if holding:
+            rec.update(holding=holding, winrate=winrate, proofs=proofs)
+            rec.setdefault("refuted", [])
+            rec["refuted"] += refuted
+            kept.append(rec)
+    doc["positions"] = kept
+    write_set(path, doc)
+
+
+def write_set(path: Path, doc: dict) -> None:
     text = json.dumps(doc, separators=(",", ":")).replace('{"rule"', '\n{"rule"')
-    out_path.write_text(text + "\n")
+    path.write_text(text + "\n")
     by: dict[tuple[str, str], int] = {}
-    for r in kept:
+    for r in doc["positions"]:
         k = (r["rule"], "black" if r["to_move"] == 1 else "white")
         by[k] = by.get(k, 0) + 1
-    print(f"{len(kept)} positions: " + ", ".join(f"{r} {c} {n}" for (r, c), n in sorted(by.items())), file=sys.stderr)
+    print(f"{len(doc['positions'])} positions: " + ", ".join(f"{r} {c} {n}" for (r, c), n in sorted(by.items())),
+          file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -228,13 +299,17 @@ def main(argv: list[str] | None = None) -> None:
     s = sub.add_parser("select", help="write the set from candidate files")
     s.add_argument("candidates", nargs="+", type=Path)
     s.add_argument("--out", type=Path, required=True)
+    r = sub.add_parser("recheck", help="the solver again on a written set's holding moves, as deep as each blunder's VCT")
+    r.add_argument("set", type=Path)
     args = ap.parse_args(argv)
     if args.cmd == "verify":
         i, n = (int(v) for v in args.shard.split("/"))
         trio.run(verify, args.runs, args.out, args.engine, args.quick, args.long, set(args.rules.split(",")),
                  args.limit, (i, n))
-    else:
+    elif args.cmd == "select":
         select(args.candidates, args.out)
+    else:
+        recheck(args.set)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,86 @@
+"""How often does a brain defend? The defence test set (tests/search/data/defence_positions.json:
+real positions right before a blunder, each with the moves that hold) played at 1 s per move.
+
+    python benchmarks/defence_set.py builtin:gomocup-bot
+    python benchmarks/defence_set.py "/path/to/old-checkout/.venv/bin/gomocup-bot" --turn 1
+
+The brain gets each position as a fresh board (through the engine API, like a manager) and plays one
+move. It holds when the move is one of the position's holding moves (the analysing engine's long run
+found no forced win for the attacker after it, and the independent solver confirmed there is no short
+VCT); `unconfirmed` moves (engine-holding, the solver could not settle them) count as held and are
+shown apart. Every other legal move was judged to let a forced win in. Prints the share of positions
+held, by rule and colour, and the machine's load before and after.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from tournament.engine import Limit, Position, SimpleEngine
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "search" / "data" / "defence_positions.json"
+
+
+def load(path: Path) -> list[dict]:
+    return json.loads(path.read_text())["positions"]
+
+
+def judge_move(engine: SimpleEngine, rec: dict, turn: float) -> tuple[str, tuple[int, int], float]:
+    """("hold" | "unconfirmed" | "lose", the brain's move, the seconds it took)."""
+    position = Position.from_moves([(x, y) for x, y, _ in rec["moves"]], rec["size"], rec["rule"])
+    t0 = time.monotonic()
+    move = engine.play(position, Limit(turn=turn)).move
+    seconds = time.monotonic() - t0
+    if move in {tuple(m) for m in rec["holding"]}:
+        return "hold", move, seconds
+    if move in {tuple(m) for m in rec["unconfirmed"]}:
+        return "unconfirmed", move, seconds
+    return "lose", move, seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("engine", nargs="?", default="builtin:gomocup-bot", help="engine specification (default builtin:gomocup-bot)")
+    ap.add_argument("--turn", type=float, default=1.0, help="seconds per move (default 1)")
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--limit", type=int, default=0, help="only the first N positions")
+    ap.add_argument("--json", type=Path, help="write every position's outcome here")
+    args = ap.parse_args(argv)
+    records = load(args.data)[: args.limit or None]
+    load_before = os.getloadavg()
+    started = time.strftime("%Y-%m-%d %H:%M:%S %Z")
+    outcomes = []
+    with SimpleEngine.open(args.engine, tolerance=10) as engine:
+        name = engine.about.get("name", args.engine)
+        for i, rec in enumerate(records, 1):
+            outcome, played, seconds = judge_move(engine, rec, args.turn)
+            outcomes.append({"source": rec["source"], "rule": rec["rule"], "to_move": rec["to_move"], "outcome": outcome,
+                             "played": list(played), "seconds": round(seconds, 2)})
+            print(f"{i:3}/{len(records)} {outcome:11} {rec['rule']:9} {'black' if rec['to_move'] == 1 else 'white'} "
+                  f"played {played[0]},{played[1]:<3} in {seconds:.2f}s  {rec['source']}", file=sys.stderr)
+    load_after = os.getloadavg()
+    held = sum(o["outcome"] in ("hold", "unconfirmed") for o in outcomes)
+    print(f"{args.engine} ({name}) at {args.turn:g} s per move, {started}: held {held} of {len(outcomes)} "
+          f"positions = {100 * held / max(1, len(outcomes)):.1f} %")
+    groups: dict[tuple[str, str], list[str]] = {}
+    for o in outcomes:
+        groups.setdefault((o["rule"], "black" if o["to_move"] == 1 else "white"), []).append(o["outcome"])
+    for (rule, colour), items in sorted(groups.items()):
+        print(f"  {rule:9} {colour}: {len(items) - items.count('lose')}/{len(items)}")
+    unconfirmed = sum(o["outcome"] == "unconfirmed" for o in outcomes)
+    if unconfirmed:
+        print(f"  of the held, {unconfirmed} with a move the engine found holding and the solver could not settle")
+    print(f"  load average {load_before[0]:.1f} before, {load_after[0]:.1f} after; "
+          f"mean {sum(o['seconds'] for o in outcomes) / max(1, len(outcomes)):.2f} s per position")
+    if args.json:
+        args.json.write_text(json.dumps(outcomes, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
