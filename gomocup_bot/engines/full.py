@@ -42,6 +42,7 @@ DEFAULT_VCT_DEPTH = 0
 DEFAULT_VCT_NODES = 300
 DEFAULT_LMR_SCALE = 100
 DEFAULT_ORDER = 0  # move ordering: 0 the hand-set class tables, 1 the trained ones (option ``order``)
+DEFAULT_SHARP_TIME = False  # option ``sharp_time``: plan the whole budget when defending a forced win
 DEFAULT_ROOT_NODES = 300_000  # the root's own threat search (the opponent's gets half)
 TACTICS_SHARE = 0.4  # of the planned time, at most, for the root's threat checks
 
@@ -56,6 +57,7 @@ class FullEngine(SearchEngineBase):
             self.backend = DEFAULT_BACKEND
         self.tactics = self.option("tactics", True, bool)
         self.root_nodes = self.option("root_nodes", DEFAULT_ROOT_NODES, int)
+        self.sharp_time = self.option("sharp_time", DEFAULT_SHARP_TIME, bool)
         self.threads = max(1, min(2, self.option("threads", DEFAULT_THREADS[self.backend], int)))
         self._mcts_config = None
         self._mcts = None  # MctsSearcher
@@ -131,7 +133,8 @@ class FullEngine(SearchEngineBase):
                                                          lmr_scale=self.option("lmr_scale", DEFAULT_LMR_SCALE, int),
                                                          iteration_end=self.option("iteration_end", NEXT_ITERATION_END, float),
                                                          qdepth=self.option("qdepth", PvsConfig.qdepth, int),
-                                                         order=self.option("order", DEFAULT_ORDER, int)))
+                                                         order=self.option("order", DEFAULT_ORDER, int),
+                                                         sharp_time=self.sharp_time))
 
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
         """The root checks on the core board, then the PVS (or the MCTS) over the moves they left."""
@@ -142,6 +145,7 @@ class FullEngine(SearchEngineBase):
         budget = deadlines(request, self.level.time_share)
         board = board_from_position(request.position)
         allowed = None
+        sharp = False  # the root found the opponent's forced win (were it to move): think longer
         if self.tactics:
             share = max(budget.soft - time.monotonic(), 0.0)
             plan = rootcheck.analyse(board, view.side, stop.array, time.monotonic() + TACTICS_SHARE * share,
@@ -158,13 +162,14 @@ class FullEngine(SearchEngineBase):
                 return result
             if plan.allowed is not None:
                 allowed = [p for p in plan.allowed if p not in view.excluded] or None
+            sharp = self.sharp_time and bool(plan.threat)
         self._searchers(request)
         if self.backend == "mcts":
             result = self._search_mcts(request, stop, view, budget, allowed, board)
         else:
             threads = min(self.threads, free_cores()) if self.threads > 1 else 1
             self._pvs.config.threads = threads
-            result = pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs", board=board)
+            result = pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs", board=board, sharp=sharp)
         if request.nbest > len(result.alternatives):  # YXNBEST: the moves the checks ruled out come last
             result = pad_alternatives(result, view, root_moves(board, view.side), request.nbest)
         return result

@@ -120,7 +120,7 @@ def warm_big_k(position) -> None:
 
 
 def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView, budget, allowed,
-               label: str, board=None) -> SearchResult:
+               label: str, board=None, sharp: bool = False) -> SearchResult:
     """Run the PVS searcher on the core board of the request (every rule and win length) and turn
     its answer into a `SearchResult`: one BEST line per change of mind, one summary line."""
     from gomocup_bot.core.board import board_from_position
@@ -130,6 +130,6 @@ def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView
         board = board_from_position(request.position)
     out = searcher.search(board, view.side, stop.array, soft_deadline=budget.soft, hard_deadline=budget.hard,
                           allowed=allowed, excluded=view.excluded, max_depth=budget.max_depth,
-                          max_nodes=budget.max_nodes, on_iteration=_best_reporter(request, view))
+                          max_nodes=budget.max_nodes, on_iteration=_best_reporter(request, view), sharp=sharp)
     return _finish(request, view, out, label, win_bound=K.WIN_BOUND, score_scale=2000.0, seconds=out.seconds,
                    extra=f"sel {out.seldepth} threads {out.threads} score {out.score} stop {out.stopped_by}")
