@@ -20,12 +20,12 @@ BUDGET = 0.3
 
 def _engines():
     return [FullEngine(), FullEngine(backend="mcts"), MinimaxEngine(tactics=True),
-            FullEngine(backend="mcts", tactics=False), MinimaxEngine(),
+            FullEngine(backend="mcts", leaf="playout", prior="score", tactics=False), MinimaxEngine(),
             FullEngine(backend="mcts", leaf="eval", prior="class", tactics=False),
             FullEngine(backend="mcts", leaf="quiesce", prior="class", tactics=False)]
 
 
-ENGINE_IDS = ["full", "full-mcts", "minimax", "mcts-no-root-checks", "minimax-no-root-checks",
+ENGINE_IDS = ["full", "full-mcts", "minimax", "mcts-playout-no-root-checks", "minimax-no-root-checks",
               "mcts-eval-no-root-checks", "mcts-quiesce-no-root-checks"]
 
 
