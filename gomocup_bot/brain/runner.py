@@ -141,8 +141,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--option", action="append", default=[], type=_engine_option, metavar="KEY=VALUE",
-        help="an engine-specific option, repeatable; for gomocup-bot e.g. backend=mcts, trigger=h1, "
-        "playout=depth, final=max (see docs/search.md)",
+        help="an engine-specific option, repeatable; for gomocup-bot e.g. backend=mcts (quiescence leaves "
+        "and class priors unless leaf=eval|playout, prior=score), trigger=h1, playout=depth, final=max "
+        "(see docs/search.md)",
     )
     parser.add_argument(
         "--yixin-rule2", action="store_true", help="read `INFO rule 2` as renju (Yixin), not continuous game"
@@ -661,7 +662,8 @@ async def _wait_watching_delays(event: trio.Event, until: float) -> None:
     """Wait for ``event`` until ``until``, in short sleeps, and give up earlier by twice the longest
     delay a sleep overran by. While the engine loads (seconds on a busy machine) its thread and the
     other processes delay this one: a single wait to 0.1 s before the deadline sent the quick
-    answer up to 0.5 s past the budget (1.35 s on a 1 s turn with both cores busy)."""
+    answer up to 2 s into a 1 s turn with both cores busy. Steady delays are seen coming; one long
+    stall is not."""
     delay = 0.0
     while not event.is_set():
         left = until - time.monotonic() - 2 * delay
