@@ -5,6 +5,8 @@ busy process per core competes with the brain (as a compile beside a match would
 reply, timed from writing the command to reading the move, must stay within the turn plus a
 margin far below that tolerance. The variants together cover every leaf, prior, trigger, thread
 count, parallel mode, final-move policy and tree reuse (a TURN after our move re-roots the tree).
+The clock starts once the engine has loaded: the moves before that are the runner's quick
+fallback, not the search under test.
 """
 from __future__ import annotations
 
