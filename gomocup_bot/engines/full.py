@@ -35,7 +35,7 @@ DEFAULT_BACKEND = "ab"
 DEFAULT_THREADS = {"ab": 2, "mcts": 1}
 DEFAULT_REUSE = False
 # `backend=mcts` leaves and priors: quiescence leaves and class priors beat evaluation leaves 18-12
-# and heavy playouts by more (docs/search.md, "MCTS: the default variant")
+# and heavy playouts by more (docs/search.md, "MCTS time under load, and its default")
 DEFAULT_LEAF = "quiesce"
 DEFAULT_PRIOR = "class"
 DEFAULT_PARALLEL = "root"
