@@ -677,6 +677,14 @@ async def _wait_watching_delays(event: trio.Event, until: float) -> None:
             delay = max(delay, time.monotonic() - t0 - step)
 
 
+def _stack_of(idents: list[int]) -> str:
+    """Where a thread is now (the last lines of its stack), to tell what ignored the stop flag."""
+    import traceback
+
+    frame = sys._current_frames().get(idents[0]) if idents else None
+    return "".join(traceback.format_stack(frame)[-6:]) if frame is not None else "(not running)"
+
+
 async def _stop_at(deadline: float, stop: StopFlag) -> None:
     """Raise the stop flag at the hard deadline, whatever the engine thinks of its own clock."""
     await trio.sleep(max(0.0, deadline - time.monotonic()))
@@ -700,10 +708,12 @@ async def run_in_worker(
     trio_token = trio.lowlevel.current_trio_token()
     finished = trio.Event()
     box: list[tuple[bool, Any]] = []
+    worker_ident: list[int] = []  # the thread running `work`, for the log if it has to be abandoned
     shield = trio.CancelScope(shield=True)
 
     def tracked() -> Any:
         global _live_threads
+        worker_ident.append(threading.get_ident())
         with _live_lock:
             _live_threads += 1
         try:
@@ -728,7 +738,8 @@ async def run_in_worker(
             if limits is not None:
                 await trio.sleep(max(0.0, limits.hard_deadline - time.monotonic()) + grace)
                 if not finished.is_set():
-                    log.error("search ignored its stop flag past the deadline; abandoning its thread")
+                    log.error("search ignored its stop flag past the deadline; abandoning its thread, now in:\n%s",
+                              _stack_of(worker_ident))
                     stop.set()
                     if handoff is not None:
                         handoff.abandon()
