@@ -7,10 +7,10 @@ the improved MCTS with the triggered minimax. Every rule (caro included) and win
 the one core board.
 
 Options: ``backend`` (mcts | ab), ``trigger`` (none | brute | triggered | h1 | h2), ``k``,
-``playout`` (heavy | depth | light | random), ``leaf`` (MCTS: playout | eval | quiesce -- the
-class-count evaluation, or the PVS's quiescence search, instead of playouts; table boards but
-caro), ``prior`` (MCTS: score | class -- priors from the threat classes), ``final`` (robust | max |
-max-robust), ``level``,
+``playout`` (heavy | depth | light | random), ``leaf`` (MCTS: quiesce | eval | playout -- the
+PVS's quiescence search (the default), the static evaluation, or playouts; table boards but caro,
+which play out), ``prior`` (MCTS: class | score -- priors from the threat classes (the default),
+or line scores), ``final`` (robust | max | max-robust), ``level``,
 ``root_nodes`` (the root threat search's node budget), ``threads`` (1 | 2: the second core searches too -- alpha-beta with a lazy-SMP helper thread,
 MCTS with a second tree (``parallel=root``) or on one shared tree (``parallel=tree``); defaults
 below), ``reuse`` (MCTS: keep the tree from one move to the next).
@@ -34,6 +34,10 @@ from gomocup_bot.search.pvs_driver import NEXT_ITERATION_END, PvsConfig, PvsSear
 DEFAULT_BACKEND = "ab"
 DEFAULT_THREADS = {"ab": 2, "mcts": 1}
 DEFAULT_REUSE = False
+# `backend=mcts` leaves and priors: quiescence leaves and class priors beat evaluation leaves 18-12
+# and heavy playouts by more (docs/search.md, "MCTS time under load, and its default")
+DEFAULT_LEAF = "quiesce"
+DEFAULT_PRIOR = "class"
 DEFAULT_PARALLEL = "root"
 # the PVS's selective search (options prune, vct_depth, vct_nodes; docs/search.md has the matches
 # that chose these)
@@ -77,8 +81,8 @@ class FullEngine(SearchEngineBase):
                 trigger=trigger if trigger in TRIGGERS else "triggered",
                 k=self.option("k", 4, int),
                 playout=self.option("playout", "heavy", str),
-                leaf=self.option("leaf", "playout", str),
-                prior=self.option("prior", "score", str),
+                leaf=self.option("leaf", DEFAULT_LEAF, str),
+                prior=self.option("prior", DEFAULT_PRIOR, str),
                 final=final if final in FINAL_POLICIES else "robust",
                 seed=self.option("seed", 1, int),
                 reuse=self.option("reuse", DEFAULT_REUSE, bool),

@@ -6,6 +6,7 @@ fallback move, because a brain that crashes or stays silent loses the game.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
@@ -27,6 +28,7 @@ class SearchEngineBase:
         self.options = dict(options)
         self._prepared = False
         self._max_memory = 0
+        self._searching = threading.Lock()
 
     def option(self, key: str, default, kind=str):
         v = self.options.get(key, default)
@@ -68,11 +70,19 @@ class SearchEngineBase:
     def search(self, request: SearchRequest, stop: StopFlag) -> SearchResult:
         t0 = time.monotonic()
         view = BoardView(request)
+        # a search the brain abandoned past its deadline may still run on this engine's tables: a
+        # second one on the same tree or work records would corrupt them (a segfault, measured
+        # once under load), so wait for it while the plan allows, else answer without searching
+        if not self._searching.acquire(timeout=max(0.0, request.limits.soft_deadline - t0)):
+            log.error("%s: the previous search still runs; answering with a fallback move", self.name)
+            return make_result(view, view.fallback())
         try:
             result = self._search(request, stop, view)
         except Exception:  # noqa: BLE001 -- the move must come whatever happened
             log.exception("%s: search failed; answering with a fallback move", self.name)
             result = make_result(view, view.fallback())
+        finally:
+            self._searching.release()
         log.debug("%s: %s in %.3f s (depth %d, nodes %d)", self.name, result.move,
                   time.monotonic() - t0, result.depth, result.nodes)
         return result
