@@ -36,6 +36,7 @@ STOP_GRACE = 0.25  # seconds a stopped search may take to return before its thre
 END_DEADLINE = 0.3  # after END, seconds the queue gets to drain (a hurried search answering) before we leave
 QUEUE_SIZE = 10000
 FIRST_SEARCH_S = 0.1  # a move that waits for the loading engine keeps this much for the real search
+WAIT_STEP_S = 0.02  # that wait sleeps in steps this long, to see how late this thread wakes up
 STARTUP_CAP_S = 2.0  # a process older than this at its first read was suspended or kept waiting
 FIRST_READ_WAIT_S = 0.05  # a first read that returns later than this waited: its input is fresh
 
@@ -140,8 +141,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--option", action="append", default=[], type=_engine_option, metavar="KEY=VALUE",
-        help="an engine-specific option, repeatable; for gomocup-bot e.g. backend=mcts, trigger=h1, "
-        "playout=depth, final=max (see docs/search.md)",
+        help="an engine-specific option, repeatable; for gomocup-bot e.g. backend=mcts (quiescence leaves "
+        "and class priors unless leaf=eval|playout, prior=score), trigger=h1, playout=depth, final=max "
+        "(see docs/search.md)",
     )
     parser.add_argument(
         "--yixin-rule2", action="store_true", help="read `INFO rule 2` as renju (Yixin), not continuous game"
@@ -490,8 +492,8 @@ class _Runner:
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(quick)
-            with trio.move_on_after(wait) as self.wait_scope:
-                await self.engine_ready.wait()
+            with trio.CancelScope() as self.wait_scope:
+                await _wait_watching_delays(self.engine_ready, time.monotonic() + wait)
             self.wait_scope = None
             if self.engine_ready.is_set() and not self.hurried:
                 nursery.cancel_scope.cancel()  # the engine answers; the quick thread is abandoned
@@ -656,6 +658,33 @@ def _queue_too_long(slots: "trio.CapacityLimiter") -> bool:
     return slots.available_tokens == 0 and stats.tasks_waiting >= stats.total_tokens
 
 
+async def _wait_watching_delays(event: trio.Event, until: float) -> None:
+    """Wait for ``event`` until ``until``, in short sleeps, and give up earlier by twice the longest
+    delay a sleep overran by. While the engine loads (seconds on a busy machine) its thread and the
+    other processes delay this one: a single wait to 0.1 s before the deadline sent the quick
+    answer up to 2 s into a 1 s turn with both cores busy. Steady delays are seen coming; one long
+    stall is not."""
+    delay = 0.0
+    while not event.is_set():
+        left = until - time.monotonic() - 2 * delay
+        if left <= 0:
+            return
+        step = min(WAIT_STEP_S, left)
+        t0 = time.monotonic()
+        with trio.move_on_after(step):
+            await event.wait()
+        if not event.is_set():
+            delay = max(delay, time.monotonic() - t0 - step)
+
+
+def _stack_of(idents: list[int]) -> str:
+    """Where a thread is now (the last lines of its stack), to tell what ignored the stop flag."""
+    import traceback
+
+    frame = sys._current_frames().get(idents[0]) if idents else None
+    return "".join(traceback.format_stack(frame)[-6:]) if frame is not None else "(not running)"
+
+
 async def _stop_at(deadline: float, stop: StopFlag) -> None:
     """Raise the stop flag at the hard deadline, whatever the engine thinks of its own clock."""
     await trio.sleep(max(0.0, deadline - time.monotonic()))
@@ -679,10 +708,12 @@ async def run_in_worker(
     trio_token = trio.lowlevel.current_trio_token()
     finished = trio.Event()
     box: list[tuple[bool, Any]] = []
+    worker_ident: list[int] = []  # the thread running `work`, for the log if it has to be abandoned
     shield = trio.CancelScope(shield=True)
 
     def tracked() -> Any:
         global _live_threads
+        worker_ident.append(threading.get_ident())
         with _live_lock:
             _live_threads += 1
         try:
@@ -707,7 +738,8 @@ async def run_in_worker(
             if limits is not None:
                 await trio.sleep(max(0.0, limits.hard_deadline - time.monotonic()) + grace)
                 if not finished.is_set():
-                    log.error("search ignored its stop flag past the deadline; abandoning its thread")
+                    log.error("search ignored its stop flag past the deadline; abandoning its thread, now in:\n%s",
+                              _stack_of(worker_ident))
                     stop.set()
                     if handoff is not None:
                         handoff.abandon()

@@ -7,10 +7,10 @@ the improved MCTS with the triggered minimax. Every rule (caro included) and win
 the one core board.
 
 Options: ``backend`` (mcts | ab), ``trigger`` (none | brute | triggered | h1 | h2), ``k``,
-``playout`` (heavy | depth | light | random), ``leaf`` (MCTS: playout | eval | quiesce -- the
-class-count evaluation, or the PVS's quiescence search, instead of playouts; table boards but
-caro), ``prior`` (MCTS: score | class -- priors from the threat classes), ``final`` (robust | max |
-max-robust), ``level``,
+``playout`` (heavy | depth | light | random), ``leaf`` (MCTS: quiesce | eval | playout -- the
+PVS's quiescence search (the default), the static evaluation, or playouts; table boards but caro,
+which play out), ``prior`` (MCTS: class | score -- priors from the threat classes (the default),
+or line scores), ``final`` (robust | max | max-robust), ``level``,
 ``root_nodes`` (the root threat search's node budget), ``threads`` (1 | 2: the second core searches too -- alpha-beta with a lazy-SMP helper thread,
 MCTS with a second tree (``parallel=root``) or on one shared tree (``parallel=tree``); defaults
 below), ``reuse`` (MCTS: keep the tree from one move to the next).
@@ -34,6 +34,10 @@ from gomocup_bot.search.pvs_driver import NEXT_ITERATION_END, PvsConfig, PvsSear
 DEFAULT_BACKEND = "ab"
 DEFAULT_THREADS = {"ab": 2, "mcts": 1}
 DEFAULT_REUSE = False
+# `backend=mcts` leaves and priors: quiescence leaves and class priors beat evaluation leaves 18-12
+# and heavy playouts by more (docs/search.md, "MCTS time under load, and its default")
+DEFAULT_LEAF = "quiesce"
+DEFAULT_PRIOR = "class"
 DEFAULT_PARALLEL = "root"
 # the PVS's selective search (options prune, vct_depth, vct_nodes; docs/search.md has the matches
 # that chose these)
@@ -42,6 +46,7 @@ DEFAULT_VCT_DEPTH = 0
 DEFAULT_VCT_NODES = 300
 DEFAULT_LMR_SCALE = 100
 DEFAULT_ORDER = 0  # move ordering: 0 the hand-set class tables, 1 the trained ones (option ``order``)
+DEFAULT_SHARP_TIME = False  # option ``sharp_time``: plan the whole budget when defending a forced win
 DEFAULT_ROOT_NODES = 300_000  # the root's own threat search (the opponent's gets half)
 TACTICS_SHARE = 0.4  # of the planned time, at most, for the root's threat checks
 
@@ -56,6 +61,7 @@ class FullEngine(SearchEngineBase):
             self.backend = DEFAULT_BACKEND
         self.tactics = self.option("tactics", True, bool)
         self.root_nodes = self.option("root_nodes", DEFAULT_ROOT_NODES, int)
+        self.sharp_time = self.option("sharp_time", DEFAULT_SHARP_TIME, bool)
         self.threads = max(1, min(2, self.option("threads", DEFAULT_THREADS[self.backend], int)))
         self._mcts_config = None
         self._mcts = None  # MctsSearcher
@@ -75,8 +81,8 @@ class FullEngine(SearchEngineBase):
                 trigger=trigger if trigger in TRIGGERS else "triggered",
                 k=self.option("k", 4, int),
                 playout=self.option("playout", "heavy", str),
-                leaf=self.option("leaf", "playout", str),
-                prior=self.option("prior", "score", str),
+                leaf=self.option("leaf", DEFAULT_LEAF, str),
+                prior=self.option("prior", DEFAULT_PRIOR, str),
                 final=final if final in FINAL_POLICIES else "robust",
                 seed=self.option("seed", 1, int),
                 reuse=self.option("reuse", DEFAULT_REUSE, bool),
@@ -131,7 +137,8 @@ class FullEngine(SearchEngineBase):
                                                          lmr_scale=self.option("lmr_scale", DEFAULT_LMR_SCALE, int),
                                                          iteration_end=self.option("iteration_end", NEXT_ITERATION_END, float),
                                                          qdepth=self.option("qdepth", PvsConfig.qdepth, int),
-                                                         order=self.option("order", DEFAULT_ORDER, int)))
+                                                         order=self.option("order", DEFAULT_ORDER, int),
+                                                         sharp_time=self.sharp_time))
 
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
         """The root checks on the core board, then the PVS (or the MCTS) over the moves they left."""
@@ -142,6 +149,7 @@ class FullEngine(SearchEngineBase):
         budget = deadlines(request, self.level.time_share)
         board = board_from_position(request.position)
         allowed = None
+        sharp = False  # the root found the opponent's forced win (were it to move): think longer
         if self.tactics:
             share = max(budget.soft - time.monotonic(), 0.0)
             plan = rootcheck.analyse(board, view.side, stop.array, time.monotonic() + TACTICS_SHARE * share,
@@ -160,13 +168,14 @@ class FullEngine(SearchEngineBase):
                 return result
             if plan.allowed is not None:
                 allowed = [p for p in plan.allowed if p not in view.excluded] or None
+            sharp = self.sharp_time and bool(plan.threat)
         self._searchers(request)
         if self.backend == "mcts":
             result = self._search_mcts(request, stop, view, budget, allowed, board)
         else:
             threads = min(self.threads, free_cores()) if self.threads > 1 else 1
             self._pvs.config.threads = threads
-            result = pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs", board=board)
+            result = pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs", board=board, sharp=sharp)
         if request.nbest > len(result.alternatives):  # YXNBEST: the moves the checks ruled out come last
             result = pad_alternatives(result, view, root_moves(board, view.side), request.nbest)
         return result

@@ -6,6 +6,7 @@ fallback move, because a brain that crashes or stays silent loses the game.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
@@ -27,6 +28,7 @@ class SearchEngineBase:
         self.options = dict(options)
         self._prepared = False
         self._max_memory = 0
+        self._searching = threading.Lock()
 
     def option(self, key: str, default, kind=str):
         v = self.options.get(key, default)
@@ -68,11 +70,19 @@ class SearchEngineBase:
     def search(self, request: SearchRequest, stop: StopFlag) -> SearchResult:
         t0 = time.monotonic()
         view = BoardView(request)
+        # a search the brain abandoned past its deadline may still run on this engine's tables: a
+        # second one on the same tree or work records would corrupt them (a segfault, measured
+        # once under load), so wait for it while the plan allows, else answer without searching
+        if not self._searching.acquire(timeout=max(0.0, request.limits.soft_deadline - t0)):
+            log.error("%s: the previous search still runs; answering with a fallback move", self.name)
+            return make_result(view, view.fallback())
         try:
             result = self._search(request, stop, view)
         except Exception:  # noqa: BLE001 -- the move must come whatever happened
             log.exception("%s: search failed; answering with a fallback move", self.name)
             result = make_result(view, view.fallback())
+        finally:
+            self._searching.release()
         log.debug("%s: %s in %.3f s (depth %d, nodes %d)", self.name, result.move,
                   time.monotonic() - t0, result.depth, result.nodes)
         return result
@@ -120,7 +130,7 @@ def warm_big_k(position) -> None:
 
 
 def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView, budget, allowed,
-               label: str, board=None) -> SearchResult:
+               label: str, board=None, sharp: bool = False) -> SearchResult:
     """Run the PVS searcher on the core board of the request (every rule and win length) and turn
     its answer into a `SearchResult`: one BEST line per change of mind, one summary line."""
     from gomocup_bot.core.board import board_from_position
@@ -130,7 +140,7 @@ def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView
         board = board_from_position(request.position)
     out = searcher.search(board, view.side, stop.array, soft_deadline=budget.soft, hard_deadline=budget.hard,
                           allowed=allowed, excluded=view.excluded, max_depth=budget.max_depth,
-                          max_nodes=budget.max_nodes, on_iteration=_best_reporter(request, view))
+                          max_nodes=budget.max_nodes, on_iteration=_best_reporter(request, view), sharp=sharp)
     return _finish(request, view, out, label, win_bound=K.WIN_BOUND, score_scale=2000.0, seconds=out.seconds,
                    extra=f"sel {out.seldepth} threads {out.threads} score {score_text(out.score)} stop {out.stopped_by}")
 

@@ -4,8 +4,10 @@ Searches a core board (`core/board.py`), which it leaves as it found it; a helpe
 a `copy_board` copy.
 
 The numba kernel cannot read the clock, so the driver calls it in chunks sized to a few
-milliseconds and checks the deadlines in between; the stop flag is polled by the kernel on
-every iteration, so YXSTOP/END cut in within one iteration.
+milliseconds by the measured speed and checks the planned time in between; a watchdog raises the
+flag the kernels poll on every iteration (and the minimax rules on every node) at YXSTOP/END or
+at the cap, 1.15 x the plan (as the PVS), so nothing, not even a thread descheduled mid-chunk,
+runs far past the plan.
 
 Sudden death/win variants (``trigger``), after Li 2018 §5:
 
@@ -58,6 +60,17 @@ PLAYOUTS = {"random": K.PLAYOUT_RANDOM, "light": K.PLAYOUT_LIGHT, "heavy": K.PLA
             "depth": K.PLAYOUT_DEPTH}
 LEAVES = {"playout": K.LEAF_PLAYOUT, "eval": K.LEAF_EVAL, "quiesce": K.LEAF_QUIESCE}
 PRIORS = {"score": K.PRIOR_SCORE, "class": K.PRIOR_CLASS}
+CHUNK_SECONDS = 0.004  # a kernel call between two looks at the clock
+ABORT_STRETCH = 1.15  # nothing runs past this multiple of the plan (the PVS's cap)
+
+
+def cap(start: float, soft_deadline: float | None, hard_deadline: float | None) -> float | None:
+    """The instant no part of a search may pass: the hard deadline, or ``ABORT_STRETCH`` x the
+    planned time from ``start`` if that comes first (None: no clock, an iteration-capped run)."""
+    if soft_deadline is None:
+        return hard_deadline
+    stretched = start + ABORT_STRETCH * max(0.0, soft_deadline - start)
+    return stretched if hard_deadline is None else min(hard_deadline, stretched)
 
 
 @dataclass
@@ -258,7 +271,17 @@ class MctsSearcher:
             hard_deadline: float | None = None, max_iterations: int = 0,
             allowed: np.ndarray | None = None, excluded: np.ndarray | None = None,
             on_progress=None) -> MctsOutcome:
-        """Search ``board`` (a core board, restored on return) for ``side`` to move."""
+        """Search ``board`` (a core board, restored on return) for ``side`` to move.
+
+        Aims at ``soft_deadline`` (the plan: chunks and the adaptive stop look at it between kernel
+        calls) and never passes `cap` (the hard deadline, or 1.15 x the plan like the PVS): a
+        watchdog raises the flag every kernel polls there, so a chunk or a minimax rule running long,
+        or a thread descheduled under load, is cut at the cap."""
+        with Watchdog(stop, cap(time.monotonic(), soft_deadline, hard_deadline)) as abort:
+            return self._run(board, side, abort, soft_deadline, max_iterations, allowed, excluded, on_progress)
+
+    def _run(self, board, side: int, stop, soft_deadline: float | None, max_iterations: int,
+             allowed, excluded, on_progress) -> MctsOutcome:
         cfg = self.config
         self._size = board.cells.shape[0]
         # an iteration cap (levels, the experiments) is a reproducible budget: one thread
@@ -290,7 +313,7 @@ class MctsSearcher:
         for h in helpers:
             h.start()
         try:
-            self._main_loop(board, side, stop, soft_deadline, hard_deadline, max_iterations,
+            self._main_loop(board, side, stop, soft_deadline, max_iterations,
                             ip, fp, ev, allowed_arr, on_progress, out, shared)
         finally:
             halt[0] = 1
@@ -300,8 +323,7 @@ class MctsSearcher:
             self.tree.count[0] = max(int(w.pool[0]) for w in workers)
         self._sync_proofs()
         if cfg.trigger == "h2":
-            with Watchdog(stop, hard_deadline) as abort:
-                self._heuristic_rules(board, side, abort, out, prune_all=True)
+            self._heuristic_rules(board, side, stop, out, prune_all=True)
         view = self._refresh()
         out.iterations = self.iterations()
         out.proven_root = -int(view.proven[0])
@@ -313,15 +335,15 @@ class MctsSearcher:
             out.child = self.child_index(self.tree, out.move)
         return out
 
-    def _main_loop(self, board, side, stop, soft_deadline, hard_deadline, max_iterations,
+    def _main_loop(self, board, side, stop, soft_deadline, max_iterations,
                    ip, fp, ev, allowed_arr, on_progress, out: MctsOutcome, shared: bool) -> None:
+        """Kernel chunks against the clock, with Li's minimax rules in between. ``stop`` is the
+        run's watchdog flag (external stop or the cap), which the minimax rules poll too."""
         cfg = self.config
         w0 = self.workers[0]
         tree = w0.tree
-        # the minimax rules cannot be cut into chunks: a watchdog holds them to the hard deadline
         if cfg.trigger == "brute":
-            with Watchdog(stop, hard_deadline) as abort:
-                self._root_minimax(board, side, abort, out)
+            self._root_minimax(board, side, stop, out)
         triggered_done = cfg.trigger == "brute"
         next_check = cfg.check_every
         chunk = 32
@@ -330,15 +352,12 @@ class MctsSearcher:
         rate = 0.0
         while True:
             if stop[0]:
-                out.stopped_by = "stop"
+                out.stopped_by = "stop"  # a YXSTOP/END or the cap
                 break
             if self.view.proven[0] != 0:
                 out.stopped_by = "proven"
                 break
             now = time.monotonic()
-            if hard_deadline is not None and now >= hard_deadline:
-                out.stopped_by = "hard"
-                break
             if soft_deadline is not None and now >= soft_deadline:
                 out.stopped_by = "soft"
                 break
@@ -354,19 +373,19 @@ class MctsSearcher:
                 K.run_shared(board, side, n_iter, *tree.arrays()[:-1], w0.pool, ip, fp, ev, w0.rng, stop, w0.stats)
             else:
                 K.run_iterations(board, side, n_iter, *tree.arrays(), ip, fp, ev, w0.rng, allowed_arr, stop, w0.stats)
-            dt = time.monotonic() - t0
-            # size the next chunk to about 4 ms (and never past the deadline)
-            if dt > 0:
-                rate = n_iter / dt
-                target = 0.004
+            now = time.monotonic()
+            dt, elapsed = now - t0, now - t_start
+            if dt > 0 and elapsed > 0:
+                # the rate since the start, every thread's iterations counted, is what the time left
+                # allows (one chunk's rate jumps when the thread is descheduled); the next chunk is
+                # sized by the slower of that and this chunk's per-thread rate, to about 4 ms and at
+                # most half the time to the plan
+                rate = (self._root_visits() - v_start) / elapsed
+                per_thread = min(n_iter / dt, rate / len(self.active))
+                target = CHUNK_SECONDS
                 if soft_deadline is not None:
-                    target = min(target, max(0.0005, (soft_deadline - time.monotonic()) * 0.5))
-                chunk = int(min(max(rate * target, 8), 4096))
-            if len(self.active) > 1:
-                # every thread's iterations count towards what the time left allows
-                elapsed = time.monotonic() - t_start
-                if elapsed > 0:
-                    rate = max(rate, (self._root_visits() - v_start) / elapsed)
+                    target = min(target, max(0.0005, (soft_deadline - now) * 0.5))
+                chunk = int(min(max(per_thread * target, 8), 4096))
             if len(self._owners()) > 1:
                 self._sync_proofs()  # refreshes the merged view too
             else:
@@ -374,13 +393,11 @@ class MctsSearcher:
             if not triggered_done and cfg.trigger == "triggered" and any(
                     w.stats[K.S_TRIGGER_LOSS] or w.stats[K.S_TRIGGER_WIN] for w in self.active):
                 triggered_done = True
-                with Watchdog(stop, hard_deadline) as abort:
-                    self._root_minimax(board, side, abort, out)
+                self._root_minimax(board, side, stop, out)
                 self._refresh()
             if cfg.trigger == "h1" and self._root_visits() - v_start >= next_check:
                 next_check += cfg.check_every
-                with Watchdog(stop, hard_deadline) as abort:
-                    self._heuristic_rules(board, side, abort, out, prune_all=False)
+                self._heuristic_rules(board, side, stop, out, prune_all=False)
                 self._refresh()
             if on_progress is not None:
                 on_progress(self)

@@ -25,6 +25,7 @@ NEXT_ITERATION_SHARE = 0.5  # always start another iteration before this share o
 NEXT_ITERATION_END = 1.0  # start another iteration only if it is predicted to end by this share of the plan
 GROWTH_MIN, GROWTH_MAX = 1.5, 3.0  # bounds on an iteration's predicted cost over the last one's
 ABORT_STRETCH = 1.15  # the kernels stop at this multiple of the planned time (or the hard deadline)
+SHARP_SHARE = 0.95  # a sharp position plans this share of the hard budget (no shrinking when stable)
 
 
 def another_iteration(elapsed: float, plan: float, cost: float, growth: float, end_share: float) -> bool:
@@ -50,6 +51,7 @@ class PvsConfig:
     vct_nodes: int = 200  # threat-search nodes per probe
     lmr: bool = True  # late-move reductions (off for the plain `minimax` baseline)
     order: int = 0  # move ordering: 0 the hand-set class tables, 1 the trained tables (pvs.P_ORDER)
+    sharp_time: bool = False  # a best move that changes with a mate score plans the whole budget
 
 
 @dataclass
@@ -95,8 +97,14 @@ class PvsSearcher:
 
     def search(self, board, side: int, stop_array, *, soft_deadline: float | None, hard_deadline: float | None,
                allowed: list[int] | None = None, excluded=None, max_depth: int = 0, max_nodes: int = 0,
-               on_iteration=None) -> PvsOutcome:
+               on_iteration=None, sharp: bool = False) -> PvsOutcome:
+        """Iterative deepening until the plan (``soft_deadline``) says stop. ``sharp`` (the root
+        found the opponent's forced win, were it to move): plan nearly the whole hard budget and
+        never shrink it; with ``config.sharp_time`` a best move that changes with a mate score makes
+        the search sharp too."""
         t_start = time.monotonic()
+        if sharp and soft_deadline is not None and hard_deadline is not None:
+            soft_deadline = max(soft_deadline, t_start + SHARP_SHARE * (hard_deadline - t_start))
         cfg = self.config
         out = PvsOutcome(threads=1)
         params = self._params(max_nodes)
@@ -132,11 +140,14 @@ class PvsSearcher:
             # an iteration started late may run past the plan, but not far: the cap
             cap = t_start + ABORT_STRETCH * max(0.0, soft_deadline - t_start)
             deadline = cap if deadline is None else min(deadline, cap)
+            if sharp and hard_deadline is not None:
+                deadline = hard_deadline
         prev_score = None
         stable = 0
         last_cost = 0.0  # seconds the last finished iteration took
         growth = 2.0  # the cost of an iteration over the one before it, as last seen
-        with Watchdog(stop_array, deadline) as wd:
+        dog = Watchdog(stop_array, deadline)
+        with dog as wd:
             work = work._replace(stop=wd)
             if helper is not None:
                 helper.start()
@@ -186,6 +197,11 @@ class PvsSearcher:
                     out.stopped_by = "nodes"
                     break
                 stable = 0 if changed else stable + 1
+                if (cfg.sharp_time and changed and abs(out.score) > K.WIN_BOUND and soft_deadline is not None
+                        and hard_deadline is not None):
+                    sharp = True  # the best move changed with a mate score: use the time
+                    soft_deadline = max(soft_deadline, t_start + SHARP_SHARE * (hard_deadline - t_start))
+                    dog.deadline = hard_deadline  # the watchdog reads it on every poll
                 now = time.monotonic()
                 cost = now - iteration_start
                 if last_cost > 1e-3:
@@ -195,7 +211,7 @@ class PvsSearcher:
                     factor = 1.0
                     if changed and depth > 4:
                         factor = 1.4
-                    elif stable >= 4:
+                    elif stable >= 4 and not sharp:
                         factor = 0.8
                     if prev_score is not None and out.score < prev_score - 40:
                         factor = max(factor, 1.5)

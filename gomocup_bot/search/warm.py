@@ -57,11 +57,31 @@ def warm_up(parts: tuple[str, ...] = (PVS, PVS_BIG_K, MCTS, MCTS_PLAIN)) -> None
             MctsSearcher(cfg, 4096).run(board, 1, stop, max_iterations=64)
         if MCTS in todo:
             _warm_reuse(board, stop, MctsConfig(reuse=True))
+            _warm_minimax_rules(board, stop)
     if MCTS_SHARED in todo:
         from gomocup_bot.search.mcts_driver import MctsConfig
 
         _warm_reuse(board, stop, MctsConfig(reuse=True, threads=2, parallel="tree"))
     _done.update(todo)
+
+
+def _warm_minimax_rules(board, stop) -> None:
+    """The kernels the MCTS driver calls from Python only when a rule fires (Li's root minimax, the
+    heuristic rules, a helper thread's board copy): loaded on first use they took 0.2-0.3 s under
+    load, holding the GIL, so neither the deadline watchdog nor the brain's stop could cut in."""
+    from gomocup_bot.core.board import copy_board, make, unmake
+    from gomocup_bot.search.sudden import root_values, sudden, win_squares, wins_now
+
+    copy_board(board)
+    size = board.cells.shape[0]
+    win_squares(board, 1, np.zeros(size, dtype=np.int32))
+    p = int(np.nonzero((board.cells == 0) & (board.nbr > 0))[0][0])
+    wins_now(board, p, 1)
+    make(board, p, 1)
+    sudden(board, 2, 3, stop, np.zeros(2, dtype=np.int64))
+    unmake(board)
+    root_values(board, 1, 2, np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64), stop,
+                np.zeros(2, dtype=np.int64))
 
 
 def _warm_reuse(board, stop, cfg) -> None:

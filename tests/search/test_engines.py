@@ -20,12 +20,12 @@ BUDGET = 0.3
 
 def _engines():
     return [FullEngine(), FullEngine(backend="mcts"), MinimaxEngine(tactics=True),
-            FullEngine(backend="mcts", tactics=False), MinimaxEngine(),
+            FullEngine(backend="mcts", leaf="playout", prior="score", tactics=False), MinimaxEngine(),
             FullEngine(backend="mcts", leaf="eval", prior="class", tactics=False),
             FullEngine(backend="mcts", leaf="quiesce", prior="class", tactics=False)]
 
 
-ENGINE_IDS = ["full", "full-mcts", "minimax", "mcts-no-root-checks", "minimax-no-root-checks",
+ENGINE_IDS = ["full", "full-mcts", "minimax", "mcts-playout-no-root-checks", "minimax-no-root-checks",
               "mcts-eval-no-root-checks", "mcts-quiesce-no-root-checks"]
 
 
@@ -247,3 +247,29 @@ def test_big_win_length_self_play_is_legal_and_judged_like_the_referee():
             break
         side = 3 - side
     assert len(stones) >= 11  # a six needs at least six stones of one side
+
+
+def test_a_second_search_never_runs_on_the_tables_of_one_still_running():
+    """The brain abandons a search that overstays its deadline and may ask for the next move while
+    it still runs: that one must not search the same tree (it would corrupt it), so it waits
+    while its plan allows and then answers a legal move without searching."""
+    engine = FullEngine(backend="mcts", leaf="eval", prior="class", tactics=False)
+    engine.prepare()
+    pos = Position(15, 15, FREESTYLE_RULES, ((7, 7, BLACK), (8, 8, WHITE), (8, 6, BLACK)), WHITE)
+    stop = StopFlag()
+    first = {}
+    runner = threading.Thread(
+        target=lambda: first.update(result=engine.search(SearchRequest(pos, SearchLimits.from_budget(30.0)), stop)))
+    runner.start()
+    try:
+        time.sleep(0.3)
+        t0 = time.monotonic()
+        second = engine.search(SearchRequest(pos, SearchLimits.from_budget(0.2, 0.4)), StopFlag())
+        waited = time.monotonic() - t0
+        assert runner.is_alive()
+    finally:
+        stop.set()
+        runner.join(10.0)
+    assert 0.15 <= waited < 0.6
+    assert second.nodes == 0 and second.move not in pos.occupied()
+    assert first["result"].nodes > 0 and first["result"].move not in pos.occupied()

@@ -226,3 +226,27 @@ def test_selectivity_buys_depth_at_a_fixed_node_budget():
         assert runs[1].depth >= runs[0].depth + 2, (runs[0].depth, runs[1].depth)
         deeper += 1
     assert deeper >= 5
+
+
+def test_a_sharp_search_plans_the_whole_budget():
+    """Defending a forced win the search may use nearly the hard budget: on a quiet, unproven
+    midgame a sharp search plans `SHARP_SHARE` of it, so it always starts iterations until half of
+    that (a lower bound, which a slower machine cannot break) -- past the plain plan's end."""
+    from gomocup_bot.search.bench import midgame_boards
+    from gomocup_bot.search.pvs_driver import NEXT_ITERATION_SHARE, SHARP_SHARE
+
+    stop = np.zeros(1, dtype=np.int32)
+    searcher = PvsSearcher(8 << 20, PvsConfig(threads=1))
+    for board, side in midgame_boards():
+        t0 = time.monotonic()
+        out = searcher.search(board, side, stop, soft_deadline=t0 + 0.2, hard_deadline=t0 + 0.25)
+        if not out.proven:
+            break
+    else:
+        pytest.skip("every bench midgame is proven at this speed")
+    searcher.clear()
+    t0 = time.monotonic()
+    out = searcher.search(board, side, stop, soft_deadline=t0 + 0.2, hard_deadline=t0 + 0.6, sharp=True)
+    elapsed = time.monotonic() - t0
+    assert out.proven or elapsed >= NEXT_ITERATION_SHARE * SHARP_SHARE * 0.6 > 0.25, elapsed
+    assert elapsed < 0.6 + 1.5  # and it still ends near the hard deadline (a loaded machine overruns a little)
