@@ -49,6 +49,9 @@ DEFAULT_ORDER = 0  # move ordering: 0 the hand-set class tables, 1 the trained o
 DEFAULT_SHARP_TIME = False  # option ``sharp_time``: plan the whole budget when defending a forced win
 DEFAULT_ROOT_NODES = 300_000  # the root's own threat search (the opponent's gets half)
 TACTICS_SHARE = 0.4  # of the planned time, at most, for the root's threat checks
+# ... and when the opponent has a VCT (were it to move), its defence may go on to this share of
+# the hard budget; the tree search then plans nearly all of what is left (a sharp move)
+DEFENCE_SHARE = 0.6
 
 
 class FullEngine(SearchEngineBase):
@@ -151,9 +154,12 @@ class FullEngine(SearchEngineBase):
         allowed = None
         sharp = False  # the root found the opponent's forced win (were it to move): think longer
         if self.tactics:
-            share = max(budget.soft - time.monotonic(), 0.0)
-            plan = rootcheck.analyse(board, view.side, stop.array, time.monotonic() + TACTICS_SHARE * share,
-                                     excluded=view.excluded, vct_nodes=self.root_nodes)
+            now = time.monotonic()
+            share = max(budget.soft - now, 0.0)
+            plan = rootcheck.analyse(board, view.side, stop.array, now + TACTICS_SHARE * share,
+                                     excluded=view.excluded, vct_nodes=self.root_nodes,
+                                     defence_deadline=now + DEFENCE_SHARE * max(budget.hard - now, 0.0),
+                                     threads=min(self.threads, free_cores()) if self.threads > 1 else 1)
             if plan.move >= 0 and plan.move not in view.excluded:
                 report(request, "best", view, plan.move)
                 line = " ".join(f"{x},{y}" for x, y in (view.xy(q) for q in plan.line if q >= 0))
@@ -168,7 +174,7 @@ class FullEngine(SearchEngineBase):
                 return result
             if plan.allowed is not None:
                 allowed = [p for p in plan.allowed if p not in view.excluded] or None
-            sharp = self.sharp_time and bool(plan.threat)
+            sharp = bool(plan.threat)
         self._searchers(request)
         if self.backend == "mcts":
             result = self._search_mcts(request, stop, view, budget, allowed, board)

@@ -3,25 +3,33 @@
 In order: an own five; the opponent's five (block it, or the game is lost); an own VCT (deepened
 from zero threes, i.e. a VCF first); then, if the opponent would have a VCT were it to move, the defence set -- the candidate
 moves after which the opponent's VCT no longer works -- which the tree search is then limited to.
-Each step runs against a share of the move's time (a watchdog raises the solvers' stop flag).
+Each step runs against a share of the move's time (a watchdog raises the solvers' stop flag); the
+defence, in rounds of deeper checks over the surviving candidates, may take longer and a second thread.
 """
 from __future__ import annotations
 
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from gomocup_bot.core.board import play, take
-from gomocup_bot.core.classes import C_FIVE, C_FLEX4, C_FOUR, C_FOUR3, C_FOURP
+from gomocup_bot.core.board import copy_board, play, take
+from gomocup_bot.core.classes import C_DOUBLE3, C_FIVE, C_FLEX4, C_FOUR, C_FOUR3, C_FOURP, C_THREE, C_THREEP
 from gomocup_bot.core.constants import M_SIZE
 from gomocup_bot.search import pvs as K
 from gomocup_bot.search.clock import Watchdog
-from gomocup_bot.search.vct import UNKNOWN, WIN, ThreatSolver
+from gomocup_bot.search.vct import FAIL, UNKNOWN, WIN, ThreatSolver
 
 VCT_DEPTH = 4  # threes in the attacker's line (fours are free)
-DEFENCE_WIDTH = 40  # candidate replies checked against the opponent's VCT
-DEFENCE_NODES = 8_000  # a candidate's budget: all of them should fit in the time
+OWN_SHARE = 0.75  # of the checks' window, at most, for our own VCT (the opponent's threats need the rest)
+DEFENCE_WIDTH = 60  # candidate replies checked against the opponent's VCT
+# The defence in rounds, each (threes, nodes per candidate): a cheap pass over every candidate,
+# then deeper passes over the survivors only, as long as the defence's time lasts. Real blunders
+# let in VCTs of 8-20 plies that a fixed 8k-node check per candidate passed as "holding".
+DEFENCE_ROUNDS = ((VCT_DEPTH, 3_000), (VCT_DEPTH + 1, 20_000), (VCT_DEPTH + 2, 100_000), (VCT_DEPTH + 3, 400_000))
+UNTIMED_DEFENCE_NODES = 1_000_000  # all rounds together, when the checks run without a deadline
 
 
 @dataclass
@@ -32,13 +40,16 @@ class RootPlan:
     allowed: list[int] | None = None  # limit the tree search's root to these
     line: list[int] = field(default_factory=list)
     threat: list[int] = field(default_factory=list)  # the opponent's VCT line, when one was found
+    rounds: int = 0  # defence rounds completed (see DEFENCE_ROUNDS)
     seconds: float = 0.0
     nodes: int = 0
 
 
 def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=frozenset(),
-            vct_nodes: int = 300_000) -> RootPlan:
-    """Run the checks for ``side`` to move on ``board`` (restored on return) until ``deadline``."""
+            vct_nodes: int = 300_000, defence_deadline: float | None = None, threads: int = 1) -> RootPlan:
+    """Run the checks for ``side`` to move on ``board`` (restored on return) until ``deadline``;
+    when the opponent has a VCT, its defence may go on until ``defence_deadline`` (default the same),
+    on ``threads`` threads (1 or 2)."""
     t0 = time.monotonic()
     plan = RootPlan()
     me, op = side - 1, 2 - side
@@ -58,7 +69,9 @@ def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=fr
                 q = int(buf[0]) if n else -1
             plan.move, plan.reason, plan.proven = q, "lost", -1
         return _done(plan, t0)
-    with Watchdog(stop_array, deadline) as abort:
+    own_deadline = None if deadline is None else t0 + OWN_SHARE * (deadline - t0)
+    dog = Watchdog(stop_array, own_deadline)
+    with dog as abort:
         solver = ThreatSolver(board, abort)
         # the VCT deepens from 0 threes, which is the VCF: one search finds the shortest kind first
         result, line, n = solver.run(board, side, vct=True, max_depth=VCT_DEPTH, max_nodes=vct_nodes)
@@ -66,7 +79,7 @@ def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=fr
         if result == WIN and line and line[0] not in excluded:
             plan.move, plan.reason, plan.proven, plan.line = line[0], "vct", 1, line
             return _done(plan, t0)
-        if abort[0]:
+        if not _next_phase(dog, stop_array, deadline):
             return _done(plan, t0)
         # the opponent's threats, as if it were to move
         result, line, n = solver.run(board, 3 - side, vct=True, max_depth=VCT_DEPTH, max_nodes=vct_nodes // 2)
@@ -74,15 +87,109 @@ def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=fr
         if result != WIN:
             return _done(plan, t0)
         plan.threat = line
-        plan.allowed = _defences(board, side, solver, abort, DEFENCE_NODES, plan)
+        defence_deadline = defence_deadline if defence_deadline is not None else deadline
+        if not _next_phase(dog, stop_array, defence_deadline):
+            return _done(plan, t0)
+        plan.allowed = _defences(board, side, solver, abort, plan, threads, untimed=defence_deadline is None)
     return _done(plan, t0)
 
 
-def _defences(board, side: int, solver: ThreatSolver, abort, nodes: int, plan: RootPlan) -> list[int] | None:
-    """The candidates that refute the opponent's VCT. Each gets a small node budget so that all
-    can be tried in the time: proven refutations are kept; failing those, the candidates the
-    solver could not decide; own fours only delay, so they come in only when nothing else does.
-    None when the check could say nothing in time."""
+def _next_phase(dog: Watchdog, stop_array, deadline: float | None) -> bool:
+    """Move the watchdog on to the next check's deadline; False when there is no time left for it
+    (or the brain was told to stop)."""
+    dog.deadline = deadline
+    if stop_array[0] != 0 or (deadline is not None and time.monotonic() >= deadline):
+        return False
+    dog.abort[0] = 0
+    return True
+
+
+FOURS = (C_FOUR, C_FOURP, C_FOUR3, C_FLEX4)
+_HELPER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="defence-helper")  # one thread, kept
+
+
+class _Round:
+    """One defence round's candidates, taken one at a time by the threads that test them."""
+
+    def __init__(self, cands: list[int], cap: int) -> None:
+        self.cands = cands
+        self.cap = cap  # nodes this round may spend, in all
+        self.next = 0
+        self.lock = threading.Lock()
+        self.results: dict[int, tuple[int, int]] = {}  # move -> (result, nodes)
+        self.nodes = 0
+
+    def take(self) -> int:
+        with self.lock:
+            if self.next >= len(self.cands):
+                return -1
+            self.next += 1
+            return self.cands[self.next - 1]
+
+
+def _test(board, solver: ThreatSolver, q: int, side: int, depth: int, nodes: int) -> tuple[int, int]:
+    """The opponent's VCT (as if it were to move) after our move ``q``: (WIN/FAIL/UNKNOWN, nodes).
+    Our four is followed by the opponent's forced block first (then it is our move again: WIN
+    means the four only delayed the threat)."""
+    me = side - 1
+    four = board.cls[me, q] in FOURS
+    play(board, q, side)
+    try:
+        if four:
+            r = K.find_class(board, me, C_FIVE, q)
+            if r < 0 or not K.legal_for(board, r, 3 - side):
+                return FAIL, 0  # no block (a renju foul): the four wins outright
+            play(board, r, 3 - side)
+            try:
+                result, used = _after_block(board, solver, side, depth, nodes)
+            finally:
+                take(board)
+        else:
+            result, _, used = solver.run(board, 3 - side, vct=True, max_depth=depth, max_nodes=nodes)
+    finally:
+        take(board)
+    return result, used
+
+
+def _after_block(board, solver: ThreatSolver, side: int, depth: int, nodes: int) -> tuple[int, int]:
+    """Our four was blocked and it is our move: if the block made the opponent a four, we block
+    it in turn and the opponent moves; else the opponent's VCT as if it were to move."""
+    op = 2 - side
+    fives = board.cnt[op, C_FIVE]
+    if fives == 0:
+        result, _, used = solver.run(board, 3 - side, vct=True, max_depth=depth, max_nodes=nodes)
+        return result, used
+    s = K.find_class(board, op, C_FIVE, -1)
+    if fives > 1 or s < 0 or not K.legal_for(board, s, side):
+        return WIN, 0
+    play(board, s, side)
+    try:
+        result, _, used = solver.run(board, 3 - side, vct=True, max_depth=depth, max_nodes=nodes)
+    finally:
+        take(board)
+    return result, used
+
+
+def _work(rnd: _Round, board, solver: ThreatSolver, side: int, depth: int, nodes: int, abort) -> None:
+    while not abort[0] and rnd.nodes < rnd.cap:
+        q = rnd.take()
+        if q < 0:
+            return
+        result, used = _test(board, solver, q, side, depth, nodes)
+        with rnd.lock:
+            rnd.nodes += used
+            if not (result == UNKNOWN and abort[0]):  # cut by the clock: says nothing
+                rnd.results[q] = (result, used)
+
+
+def _defences(board, side: int, solver: ThreatSolver, abort, plan: RootPlan, threads: int = 1,
+              untimed: bool = False) -> list[int] | None:
+    """The candidates that refute the opponent's VCT, by rounds (DEFENCE_ROUNDS), each deeper
+    than the last: a move the solver proves lost in any round is out; of the others, those proven
+    to hold in the deepest round reached are kept (each round tests the best proven first, so a
+    round the clock cuts still tells the strongest defences apart). With ``threads`` 2 a helper thread (its own board copy and solver) takes
+    candidates from the same round; ``untimed``, the rounds stop at UNTIMED_DEFENCE_NODES. An own four that only delays (after the block the threat is
+    still there) comes in only when nothing else survives. None when nothing could be said in time."""
     me = side - 1
     buf = np.zeros(int(board.meta[M_SIZE]), dtype=np.int32)
     work = K.new_work(board, K.new_tt(1 << 14), K.default_params(), np.zeros(1, dtype=np.int32))
@@ -90,35 +197,49 @@ def _defences(board, side: int, solver: ThreatSolver, abort, nodes: int, plan: R
     cands = [int(q) for q in buf[:n]]
     # the squares of the opponent's line first: that is where the defences usually are
     first = [q for q in plan.threat if q in set(cands)]
-    cands = first + [q for q in cands if q not in set(first)]
-    proven: list[int] = []
-    undecided: list[int] = []
-    fours: list[int] = []
-    checked = 0
-    for q in cands[:DEFENCE_WIDTH]:
-        if abort[0]:
-            break
-        four = board.cls[me, q] in (C_FOUR, C_FOURP, C_FOUR3, C_FLEX4)
-        play(board, q, side)
-        try:
-            result, _, n = solver.run(board, 3 - side, vct=True, max_depth=VCT_DEPTH, max_nodes=nodes)
-        finally:
-            take(board)
-        plan.nodes += n
-        if result == UNKNOWN and abort[0]:
-            break  # cut by the clock: says nothing
-        checked += 1
-        if result != WIN:
-            (fours if four else (proven if result != UNKNOWN else undecided)).append(q)
-    if checked == 0:
+    alive = (first + [q for q in cands if q not in set(first)])[:DEFENCE_WIDTH]
+    helper = (copy_board(board), ThreatSolver(board, abort)) if threads > 1 and len(alive) > 1 else None
+    delays: list[int] = []  # own fours after whose block the threat is still there
+    standing: dict[int, int] = {}  # the deepest round a move was proven to hold in
+    spent: dict[int, int] = {}  # nodes of its last test: the quickly settled go first next round
+    tried_any = False
+    cap = UNTIMED_DEFENCE_NODES if untimed else 1 << 62
+    for i, (depth, nodes) in enumerate(DEFENCE_ROUNDS):
+        alive.sort(key=lambda q: (-standing.get(q, -1), spent.get(q, 0)))
+        rnd = _Round(alive, cap)
+        job = _HELPER.submit(_work, rnd, *helper, side, depth, nodes, abort) if helper else None
+        _work(rnd, board, solver, side, depth, nodes, abort)
+        if job is not None:
+            job.result()  # the helper stops on the same abort flag, or when the round is done
+        plan.nodes += rnd.nodes
+        cap -= rnd.nodes
+        tried_any = tried_any or bool(rnd.results)
+        for q, (result, used) in rnd.results.items():
+            spent[q] = used
+            if result == FAIL:
+                standing[q] = i
+        refuted = {q for q, (result, _) in rnd.results.items() if result == WIN}
+        delays += [q for q in refuted if board.cls[me, q] in FOURS and q not in delays]
+        alive = [q for q in alive if q not in refuted]
+        if len(rnd.results) < len(rnd.cands):
+            break  # cut by the clock (the moves it refuted are out all the same)
+        plan.rounds += 1
+        if not alive or (len(alive) == 1 and standing.get(alive[0], -1) == i):
+            break  # nothing left to tell apart
+    if not tried_any:
         return None
-    kept = proven or undecided
-    if kept:
-        return kept + (fours if not proven else [])
-    if fours:
-        return fours
-    if checked < min(len(cands), DEFENCE_WIDTH):
-        return None  # not every candidate was tried: let the search choose
+    if alive:
+        best = max(standing.get(q, -1) for q in alive)
+        if best >= 0:
+            # the moves proven to hold against the deepest threats tried; our open threes the
+            # solver could not settle, and our fours that delay: a counter-attack may win first (a
+            # four gives nothing away but itself; the tree search judges them)
+            return [q for q in alive if standing.get(q, -1) == best or
+                    (q not in standing and board.cls[me, q] in (C_THREE, C_THREEP, C_DOUBLE3))] + delays
+        # nothing proven to hold: the fours that delay go in too (a deeper search may see more after one)
+        return alive + [q for q in delays if q not in alive]
+    if delays:
+        return delays
     plan.proven = -1  # nothing defends, as far as the solver can see
     return None
 
