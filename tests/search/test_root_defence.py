@@ -1,0 +1,63 @@
+"""The root's defence against the opponent's VCT (search/rootcheck.py), on real positions of the
+defence set (tests/search/data/defence_positions.json: the position before a real blunder, each
+holding move confirmed by the independent solver): the rounds of deeper checks keep only moves
+that hold and never the blunder, on one thread or two."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gomocup_bot.core.board import board_from_stones, pos_x, pos_y, to_pos
+from gomocup_bot.core.constants import RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
+from gomocup_bot.search import rootcheck
+from gomocup_bot.search.vct import WIN, ThreatSolver
+
+DATA = Path(__file__).parent / "data" / "defence_positions.json"
+RULES = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU}
+# two positions the untimed rounds settle in well under a second, each a blunder our brain played
+# at 1 s before the rounds (a lone losing "defence" or the search's own choice)
+CASES = ["fast_free.sqlite game 60 move 30", "fast_free.sqlite game 18 move 20"]
+
+
+def _record(source: str) -> dict:
+    return next(r for r in json.loads(DATA.read_text())["positions"] if r["source"] == source)
+
+
+def _board(rec: dict):
+    return board_from_stones(15, 15, [tuple(m) for m in rec["moves"]], 5, RULES[rec["rule"]])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("source", CASES)
+def test_the_rounds_keep_only_holding_moves(source: str, threads: int) -> None:
+    rec = _record(source)
+    board = _board(rec)
+    plan = rootcheck.analyse(board, rec["to_move"], np.zeros(1, dtype=np.int32), None, threads=threads)
+    assert plan.threat, "the opponent's VCT (were it to move) is found"
+    assert plan.allowed, plan
+    allowed = {(int(pos_x(board, q)), int(pos_y(board, q))) for q in plan.allowed}
+    assert allowed <= {tuple(m) for m in rec["holding"]}, (allowed, rec["holding"])
+    assert tuple(rec["blunder"]) not in allowed
+    assert plan.rounds >= 2  # the first, cheap round alone did not settle it
+    assert board.hash[0] == _board(rec).hash[0]  # the board is given back as it came
+
+
+def test_a_four_is_followed_by_its_block() -> None:
+    """Our four forces the block, then it is our move again: a four that leaves the opponent's
+    threat standing reads as refuted (a delay), not as a defence the solver cannot see past."""
+    rec = _record(CASES[0])
+    board = _board(rec)
+    side = rec["to_move"]
+    solver = ThreatSolver(board)
+    fours = [q for q in range(board.cells.shape[0]) if board.cells[q] == 0 and board.nbr[q] > 0
+             and board.cls[side - 1, q] in rootcheck.FOURS]
+    assert fours
+    before = board.hash[0]
+    results = {q: rootcheck._test(board, solver, q, side, rootcheck.VCT_DEPTH, 50_000)[0] for q in fours}
+    assert board.hash[0] == before
+    holding = {to_pos(board, *m) for m in rec["holding"]}
+    # every four that is not a holding move leaves the opponent its VCT after the block
+    assert all(results[q] == WIN for q in fours if q not in holding), results
