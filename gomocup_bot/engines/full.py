@@ -11,7 +11,7 @@ Options: ``backend`` (mcts | ab), ``trigger`` (none | brute | triggered | h1 | h
 PVS's quiescence search (the default), the static evaluation, or playouts; table boards but caro,
 which play out), ``prior`` (MCTS: class | score -- priors from the threat classes (the default),
 or line scores), ``final`` (robust | max | max-robust), ``level``,
-``root_nodes`` (the root threat search's node budget), ``threads`` (1 | 2: the second core searches too -- alpha-beta with a lazy-SMP helper thread,
+``root_nodes`` (the root threat search's node budget), ``defence`` (quick | rounds, below), ``threads`` (1 | 2: the second core searches too -- alpha-beta with a lazy-SMP helper thread,
 MCTS with a second tree (``parallel=root``) or on one shared tree (``parallel=tree``); defaults
 below), ``reuse`` (MCTS: keep the tree from one move to the next).
 """
@@ -21,7 +21,7 @@ import time
 
 from gomocup_bot.core.cpu import free_cores
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
-from gomocup_bot.search.adapter import BoardView, deadlines, make_result, pad_alternatives, report, summary_text
+from gomocup_bot.search.adapter import BoardView, Budget, deadlines, make_result, pad_alternatives, report, summary_text
 from gomocup_bot.search.engines_common import SearchEngineBase, pvs_result, warm_big_k
 from gomocup_bot.search.pvs_driver import NEXT_ITERATION_END, PvsConfig, PvsSearcher
 
@@ -49,9 +49,14 @@ DEFAULT_ORDER = 0  # move ordering: 0 the hand-set class tables, 1 the trained o
 DEFAULT_SHARP_TIME = False  # option ``sharp_time``: plan the whole budget when defending a forced win
 DEFAULT_ROOT_NODES = 300_000  # the root's own threat search (the opponent's gets half)
 TACTICS_SHARE = 0.4  # of the planned time, at most, for the root's threat checks
-# ... and when the opponent has a VCT (were it to move), its defence may go on to this share of
-# the hard budget; the tree search then plans nearly all of what is left (a sharp move)
-DEFENCE_SHARE = 0.6
+# option ``defence``: quick (each candidate against the opponent's VCT once, 8k nodes, inside the
+# checks' time) or rounds (deeper rounds over the survivors on two threads until DEFENCE_SHARE of
+# the hard budget; then the tree search plans VERIFY_PLAN of what is left and is cut at
+# VERIFY_CUT, and the rest checks its choice and runners-up against the opponent's VCT).
+# docs/search.md, "Defence": rounds held more of the defence set but measured no stronger yet.
+DEFAULT_DEFENCE = "quick"
+DEFENCE_SHARE = 0.32
+VERIFY_PLAN, VERIFY_CUT = 0.7, 0.8
 
 
 class FullEngine(SearchEngineBase):
@@ -65,6 +70,9 @@ class FullEngine(SearchEngineBase):
         self.tactics = self.option("tactics", True, bool)
         self.root_nodes = self.option("root_nodes", DEFAULT_ROOT_NODES, int)
         self.sharp_time = self.option("sharp_time", DEFAULT_SHARP_TIME, bool)
+        self.defence = self.option("defence", DEFAULT_DEFENCE, str)
+        if self.defence not in ("quick", "rounds"):
+            self.defence = DEFAULT_DEFENCE
         self.threads = max(1, min(2, self.option("threads", DEFAULT_THREADS[self.backend], int)))
         self._mcts_config = None
         self._mcts = None  # MctsSearcher
@@ -153,11 +161,13 @@ class FullEngine(SearchEngineBase):
         board = board_from_position(request.position)
         allowed = None
         sharp = False  # the root found the opponent's forced win (were it to move): think longer
+        check = False  # ... and (defence=rounds) the PVS's choice is checked against it at the end
+        rounds = self.defence == "rounds"
         if self.tactics:
             now = time.monotonic()
             share = max(budget.soft - now, 0.0)
             plan = rootcheck.analyse(board, view.side, stop.array, now + TACTICS_SHARE * share,
-                                     excluded=view.excluded, vct_nodes=self.root_nodes,
+                                     excluded=view.excluded, vct_nodes=self.root_nodes, rounds=rounds,
                                      defence_deadline=now + DEFENCE_SHARE * max(budget.hard - now, 0.0),
                                      threads=min(self.threads, free_cores()) if self.threads > 1 else 1)
             if plan.move >= 0 and plan.move not in view.excluded:
@@ -174,14 +184,32 @@ class FullEngine(SearchEngineBase):
                 return result
             if plan.allowed is not None:
                 allowed = [p for p in plan.allowed if p not in view.excluded] or None
-            sharp = bool(plan.threat)
+            sharp = self.sharp_time and bool(plan.threat)
+            check = rounds and bool(plan.threat)
         self._searchers(request)
         if self.backend == "mcts":
             result = self._search_mcts(request, stop, view, budget, allowed, board)
         else:
             threads = min(self.threads, free_cores()) if self.threads > 1 else 1
             self._pvs.config.threads = threads
-            result = pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs", board=board, sharp=sharp)
+            verify = None
+            if check:  # leave the end of the budget to check the choice against the opponent's VCT
+                now = time.monotonic()
+                hard = budget.hard
+                budget = Budget(soft=min(budget.soft, now + VERIFY_PLAN * (hard - now)),
+                                hard=now + VERIFY_CUT * (hard - now), max_nodes=budget.max_nodes,
+                                max_depth=budget.max_depth)
+                side = view.side
+
+                def verify(out, hard=hard, side=side):
+                    if out.proven > 0:
+                        return out.move  # the tree search proved a win: nothing to check
+                    ranked = [out.move] + [q for q in out.ranked if q != out.move]
+                    return rootcheck.verify(board, side, ranked, stop.array, hard)
+
+                sharp = False
+            result = pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs", board=board, sharp=sharp,
+                                verify=verify)
         if request.nbest > len(result.alternatives):  # YXNBEST: the moves the checks ruled out come last
             result = pad_alternatives(result, view, root_moves(board, view.side), request.nbest)
         return result

@@ -130,9 +130,10 @@ def warm_big_k(position) -> None:
 
 
 def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView, budget, allowed,
-               label: str, board=None, sharp: bool = False) -> SearchResult:
+               label: str, board=None, sharp: bool = False, verify=None) -> SearchResult:
     """Run the PVS searcher on the core board of the request (every rule and win length) and turn
-    its answer into a `SearchResult`: one BEST line per change of mind, one summary line."""
+    its answer into a `SearchResult`: one BEST line per change of mind, one summary line.
+    ``verify(out)``, if given, may replace the chosen move (a root move index) before the answer."""
     from gomocup_bot.core.board import board_from_position
     from gomocup_bot.search import pvs as K
 
@@ -141,8 +142,16 @@ def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView
     out = searcher.search(board, view.side, stop.array, soft_deadline=budget.soft, hard_deadline=budget.hard,
                           allowed=allowed, excluded=view.excluded, max_depth=budget.max_depth,
                           max_nodes=budget.max_nodes, on_iteration=_best_reporter(request, view), sharp=sharp)
+    extra = ""
+    if verify is not None and out.move >= 0:
+        chosen = verify(out)
+        if chosen != out.move:
+            extra = f" checked: {view.xy(out.move)[0]},{view.xy(out.move)[1]} lets a VCT in"
+            out.ranked = [chosen] + [q for q in out.ranked if q != chosen]
+            out.move, out.pv = chosen, [chosen]
     return _finish(request, view, out, label, win_bound=K.WIN_BOUND, score_scale=2000.0, seconds=out.seconds,
-                   extra=f"sel {out.seldepth} threads {out.threads} score {score_text(out.score)} stop {out.stopped_by}")
+                   extra=f"sel {out.seldepth} threads {out.threads} score {score_text(out.score)} stop {out.stopped_by}"
+                         + extra)
 
 
 def score_text(score: int) -> str:

@@ -1,10 +1,11 @@
 """The root's threat checks on the core board, before the principal-variation search.
 
 In order: an own five; the opponent's five (block it, or the game is lost); an own VCT (deepened
-from zero threes, i.e. a VCF first); then, if the opponent would have a VCT were it to move, the defence set -- the candidate
-moves after which the opponent's VCT no longer works -- which the tree search is then limited to.
-Each step runs against a share of the move's time (a watchdog raises the solvers' stop flag); the
-defence, in rounds of deeper checks over the surviving candidates, may take longer and a second thread.
+from zero threes, i.e. a VCF first); then, if the opponent would have a VCT were it to move, the
+defence set -- the candidate moves after which the opponent's VCT no longer works -- which the tree
+search is then limited to. Each step runs against a share of the move's time (a watchdog raises
+the solvers' stop flag). The defence by rounds of deeper checks (``rounds``), which may take longer
+and a second thread, and the check of the tree search's choice (`verify`) are an engine option.
 """
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ from gomocup_bot.search.clock import Watchdog
 from gomocup_bot.search.vct import FAIL, UNKNOWN, WIN, ThreatSolver
 
 VCT_DEPTH = 4  # threes in the attacker's line (fours are free)
+QUICK_WIDTH, QUICK_NODES = 40, 8_000  # the quick defence: candidates, and each one's budget
+# The rounds (option ``defence=rounds`` of the engine):
 OWN_SHARE = 0.75  # of the checks' window, at most, for our own VCT (the opponent's threats need the rest)
 DEFENCE_WIDTH = 60  # candidate replies checked against the opponent's VCT
 # The defence in rounds, each (threes, nodes per candidate): a cheap pass over every candidate,
@@ -46,10 +49,12 @@ class RootPlan:
 
 
 def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=frozenset(),
-            vct_nodes: int = 300_000, defence_deadline: float | None = None, threads: int = 1) -> RootPlan:
-    """Run the checks for ``side`` to move on ``board`` (restored on return) until ``deadline``;
-    when the opponent has a VCT, its defence may go on until ``defence_deadline`` (default the same),
-    on ``threads`` threads (1 or 2)."""
+            vct_nodes: int = 300_000, rounds: bool = False, defence_deadline: float | None = None,
+            threads: int = 1) -> RootPlan:
+    """Run the checks for ``side`` to move on ``board`` (restored on return) until ``deadline``.
+    The defence against the opponent's VCT is the quick one (each candidate once, inside
+    ``deadline``), or with ``rounds`` the deeper rounds, which may go on until ``defence_deadline``
+    (default the same) on ``threads`` threads (1 or 2)."""
     t0 = time.monotonic()
     plan = RootPlan()
     me, op = side - 1, 2 - side
@@ -69,7 +74,7 @@ def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=fr
                 q = int(buf[0]) if n else -1
             plan.move, plan.reason, plan.proven = q, "lost", -1
         return _done(plan, t0)
-    own_deadline = None if deadline is None else t0 + OWN_SHARE * (deadline - t0)
+    own_deadline = None if deadline is None or not rounds else t0 + OWN_SHARE * (deadline - t0)
     dog = Watchdog(stop_array, own_deadline)
     with dog as abort:
         solver = ThreatSolver(board, abort)
@@ -87,10 +92,13 @@ def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=fr
         if result != WIN:
             return _done(plan, t0)
         plan.threat = line
+        if not rounds:
+            plan.allowed = _quick_defences(board, side, solver, abort, QUICK_NODES, plan)
+            return _done(plan, t0)
         defence_deadline = defence_deadline if defence_deadline is not None else deadline
         if not _next_phase(dog, stop_array, defence_deadline):
             return _done(plan, t0)
-        plan.allowed = _defences(board, side, solver, abort, plan, threads, untimed=defence_deadline is None)
+        plan.allowed = _round_defences(board, side, solver, abort, plan, threads, untimed=defence_deadline is None)
     return _done(plan, t0)
 
 
@@ -102,6 +110,51 @@ def _next_phase(dog: Watchdog, stop_array, deadline: float | None) -> bool:
         return False
     dog.abort[0] = 0
     return True
+
+
+def _quick_defences(board, side: int, solver: ThreatSolver, abort, nodes: int, plan: RootPlan) -> list[int] | None:
+    """The default defence: the candidates that refute the opponent's VCT. Each gets a small node budget so that all
+    can be tried in the time: proven refutations are kept; failing those, the candidates the
+    solver could not decide; own fours only delay, so they come in only when nothing else does.
+    None when the check could say nothing in time."""
+    me = side - 1
+    buf = np.zeros(int(board.meta[M_SIZE]), dtype=np.int32)
+    work = K.new_work(board, K.new_tt(1 << 14), K.default_params(), np.zeros(1, dtype=np.int32))
+    n = K.root_candidates(board, side, work, buf)
+    cands = [int(q) for q in buf[:n]]
+    # the squares of the opponent's line first: that is where the defences usually are
+    first = [q for q in plan.threat if q in set(cands)]
+    cands = first + [q for q in cands if q not in set(first)]
+    proven: list[int] = []
+    undecided: list[int] = []
+    fours: list[int] = []
+    checked = 0
+    for q in cands[:QUICK_WIDTH]:
+        if abort[0]:
+            break
+        four = board.cls[me, q] in (C_FOUR, C_FOURP, C_FOUR3, C_FLEX4)
+        play(board, q, side)
+        try:
+            result, _, n = solver.run(board, 3 - side, vct=True, max_depth=VCT_DEPTH, max_nodes=nodes)
+        finally:
+            take(board)
+        plan.nodes += n
+        if result == UNKNOWN and abort[0]:
+            break  # cut by the clock: says nothing
+        checked += 1
+        if result != WIN:
+            (fours if four else (proven if result != UNKNOWN else undecided)).append(q)
+    if checked == 0:
+        return None
+    kept = proven or undecided
+    if kept:
+        return kept + (fours if not proven else [])
+    if fours:
+        return fours
+    if checked < min(len(cands), QUICK_WIDTH):
+        return None  # not every candidate was tried: let the search choose
+    plan.proven = -1  # nothing defends, as far as the solver can see
+    return None
 
 
 FOURS = (C_FOUR, C_FOURP, C_FOUR3, C_FLEX4)
@@ -182,7 +235,7 @@ def _work(rnd: _Round, board, solver: ThreatSolver, side: int, depth: int, nodes
                 rnd.results[q] = (result, used)
 
 
-def _defences(board, side: int, solver: ThreatSolver, abort, plan: RootPlan, threads: int = 1,
+def _round_defences(board, side: int, solver: ThreatSolver, abort, plan: RootPlan, threads: int = 1,
               untimed: bool = False) -> list[int] | None:
     """The candidates that refute the opponent's VCT, by rounds (DEFENCE_ROUNDS), each deeper
     than the last: a move the solver proves lost in any round is out; of the others, those proven
@@ -242,6 +295,27 @@ def _defences(board, side: int, solver: ThreatSolver, abort, plan: RootPlan, thr
         return delays
     plan.proven = -1  # nothing defends, as far as the solver can see
     return None
+
+
+VERIFY_DEPTH, VERIFY_NODES = VCT_DEPTH + 3, 400_000  # the check of the tree search's choice
+VERIFY_WIDTH = 4  # its choice and at most this many - 1 runners-up
+
+
+def verify(board, side: int, ranked: list[int], stop_array, deadline: float | None) -> int:
+    """The tree search's choice checked against the opponent's VCT, deeper than the defence rounds
+    could afford for every candidate: the first of ``ranked`` (best first) that the solver does not
+    refute. If each one tried is refuted, or the time runs out first, the choice stands."""
+    if not ranked:
+        return -1
+    with Watchdog(stop_array, deadline) as abort:
+        solver = ThreatSolver(board, abort)
+        for q in ranked[:VERIFY_WIDTH]:
+            result, _ = _test(board, solver, q, side, VERIFY_DEPTH, VERIFY_NODES)
+            if abort[0]:
+                break
+            if result != WIN:
+                return q
+    return ranked[0]
 
 
 def _done(plan: RootPlan, t0: float) -> RootPlan:

@@ -35,7 +35,7 @@ def _board(rec: dict):
 def test_the_rounds_keep_only_holding_moves(source: str, threads: int) -> None:
     rec = _record(source)
     board = _board(rec)
-    plan = rootcheck.analyse(board, rec["to_move"], np.zeros(1, dtype=np.int32), None, threads=threads)
+    plan = rootcheck.analyse(board, rec["to_move"], np.zeros(1, dtype=np.int32), None, rounds=True, threads=threads)
     assert plan.threat, "the opponent's VCT (were it to move) is found"
     assert plan.allowed, plan
     allowed = {(int(pos_x(board, q)), int(pos_y(board, q))) for q in plan.allowed}
