@@ -4,8 +4,9 @@ In order: an own five; the opponent's five (block it, or the game is lost); an o
 from zero threes, i.e. a VCF first); then, if the opponent would have a VCT were it to move, the
 defence set -- the candidate moves after which the opponent's VCT no longer works -- which the tree
 search is then limited to. Each step runs against a share of the move's time (a watchdog raises
-the solvers' stop flag). The defence by rounds of deeper checks (``rounds``), which may take longer
-and a second thread, and the check of the tree search's choice (`verify`) are an engine option.
+the solvers' stop flag). The defence by rounds of deeper checks (``rounds``, the engine's
+default), which may take longer and a second thread, and the check of the tree search's choice
+(`verify`) after it; or the quick defence (each candidate once).
 """
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ from gomocup_bot.search.clock import Watchdog
 from gomocup_bot.search.vct import FAIL, UNKNOWN, WIN, ThreatSolver
 
 VCT_DEPTH = 4  # threes in the attacker's line (fours are free)
-QUICK_WIDTH, QUICK_NODES = 40, 8_000  # the quick defence: candidates, and each one's budget
-# The rounds (option ``defence=rounds`` of the engine):
+QUICK_WIDTH, QUICK_NODES = 40, 8_000  # the quick defence (option defence=quick): candidates, and each one's budget
+# The rounds (the engine's default defence):
 OWN_SHARE = 0.75  # of the checks' window, at most, for our own VCT (the opponent's threats need the rest)
 DEFENCE_WIDTH = 60  # candidate replies checked against the opponent's VCT
 # The defence in rounds, each (threes, nodes per candidate): a cheap pass over every candidate,
