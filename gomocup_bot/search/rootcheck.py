@@ -159,6 +159,7 @@ def _quick_defences(board, side: int, solver: ThreatSolver, abort, nodes: int, p
 
 
 FOURS = (C_FOUR, C_FOURP, C_FOUR3, C_FLEX4)
+COUNTERS = (C_THREE, C_THREEP, C_DOUBLE3) + FOURS  # our threats: kept when the solver cannot settle them
 _HELPER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="defence-helper")  # one thread, kept
 
 
@@ -285,11 +286,11 @@ def _round_defences(board, side: int, solver: ThreatSolver, abort, plan: RootPla
     if alive:
         best = max(standing.get(q, -1) for q in alive)
         if best >= 0:
-            # the moves proven to hold against the deepest threats tried; our open threes the
-            # solver could not settle, and our fours that delay: a counter-attack may win first (a
-            # four gives nothing away but itself; the tree search judges them)
+            # the moves proven to hold against the deepest threats tried; our open threes and fours
+            # the solver could not settle, and our fours that delay: a counter-attack may win first
+            # (a four gives nothing away but itself; the tree search judges them)
             return [q for q in alive if standing.get(q, -1) == best or
-                    (q not in standing and board.cls[me, q] in (C_THREE, C_THREEP, C_DOUBLE3))] + delays
+                    (q not in standing and board.cls[me, q] in COUNTERS)] + delays
         # nothing proven to hold: the fours that delay go in too (a deeper search may see more after one)
         return alive + [q for q in delays if q not in alive]
     if delays:
