@@ -113,19 +113,24 @@ def _next_phase(dog: Watchdog, stop_array, deadline: float | None) -> bool:
     return True
 
 
-def _quick_defences(board, side: int, solver: ThreatSolver, abort, nodes: int, plan: RootPlan) -> list[int] | None:
-    """The default defence: the candidates that refute the opponent's VCT. Each gets a small node budget so that all
-    can be tried in the time: proven refutations are kept; failing those, the candidates the
-    solver could not decide; own fours only delay, so they come in only when nothing else does.
-    None when the check could say nothing in time."""
-    me = side - 1
+def _candidates(board, side: int, plan: RootPlan) -> list[int]:
+    """The root moves, best ordered first, the squares of the opponent's line ahead of the rest
+    (that is where the defences usually are)."""
     buf = np.zeros(int(board.meta[M_SIZE]), dtype=np.int32)
     work = K.new_work(board, K.new_tt(1 << 14), K.default_params(), np.zeros(1, dtype=np.int32))
     n = K.root_candidates(board, side, work, buf)
     cands = [int(q) for q in buf[:n]]
-    # the squares of the opponent's line first: that is where the defences usually are
     first = [q for q in plan.threat if q in set(cands)]
-    cands = first + [q for q in cands if q not in set(first)]
+    return first + [q for q in cands if q not in set(first)]
+
+
+def _quick_defences(board, side: int, solver: ThreatSolver, abort, nodes: int, plan: RootPlan) -> list[int] | None:
+    """The quick defence (option ``defence=quick``): the candidates that refute the opponent's
+    VCT. Each gets a small node budget so that all can be tried in the time: proven refutations
+    are kept; failing those, the candidates the solver could not decide; own fours only delay, so
+    they come in only when nothing else does. None when the check could say nothing in time."""
+    me = side - 1
+    cands = _candidates(board, side, plan)
     proven: list[int] = []
     undecided: list[int] = []
     fours: list[int] = []
@@ -238,21 +243,16 @@ def _work(rnd: _Round, board, solver: ThreatSolver, side: int, depth: int, nodes
 
 
 def _round_defences(board, side: int, solver: ThreatSolver, abort, plan: RootPlan, threads: int = 1,
-              untimed: bool = False) -> list[int] | None:
+                    untimed: bool = False) -> list[int] | None:
     """The candidates that refute the opponent's VCT, by rounds (DEFENCE_ROUNDS), each deeper
     than the last: a move the solver proves lost in any round is out; of the others, those proven
-    to hold in the deepest round reached are kept (each round tests the best proven first, so a
-    round the clock cuts still tells the strongest defences apart). With ``threads`` 2 a helper thread (its own board copy and solver) takes
-    candidates from the same round; ``untimed``, the rounds stop at UNTIMED_DEFENCE_NODES. An own four that only delays (after the block the threat is
-    still there) comes in only when nothing else survives. None when nothing could be said in time."""
+    to hold in the deepest round reached are kept, with our threats the solver could not settle
+    and our fours that only delay (each round tests the best proven first, so a round the clock
+    cuts still tells the strongest defences apart). With ``threads`` 2 a helper thread (its own
+    board copy and solver) takes candidates from the same round; ``untimed``, the rounds stop at
+    UNTIMED_DEFENCE_NODES. None when nothing could be said in time."""
     me = side - 1
-    buf = np.zeros(int(board.meta[M_SIZE]), dtype=np.int32)
-    work = K.new_work(board, K.new_tt(1 << 14), K.default_params(), np.zeros(1, dtype=np.int32))
-    n = K.root_candidates(board, side, work, buf)
-    cands = [int(q) for q in buf[:n]]
-    # the squares of the opponent's line first: that is where the defences usually are
-    first = [q for q in plan.threat if q in set(cands)]
-    alive = (first + [q for q in cands if q not in set(first)])[:DEFENCE_WIDTH]
+    alive = _candidates(board, side, plan)[:DEFENCE_WIDTH]
     helper = (copy_board(board), ThreatSolver(board, abort)) if threads > 1 and len(alive) > 1 else None
     delays: list[int] = []  # own fours after whose block the threat is still there
     standing: dict[int, int] = {}  # the deepest round a move was proven to hold in

@@ -629,11 +629,7 @@ def refutations(size: int, rules: Rules, stones, defender: int, max_depth: int, 
             b.nodes = 0
             b.node_limit = node_limit
             try:
-                status = FAIL
-                for depth in range(1, max_depth + 1):
-                    status, _ = b.attack(a, depth, True)
-                    if status == WIN:
-                        break
+                status = _shortest(b, a, max_depth)
             except _OutOfNodes:
                 return None, total + b.nodes
             total += b.nodes
@@ -644,6 +640,17 @@ def refutations(size: int, rules: Rules, stones, defender: int, max_depth: int, 
             if give_up_above and len(out) > give_up_above:
                 return None, total
     return out, total
+
+
+def _shortest(b, a: int, max_depth: int) -> str:
+    """A's VCT on ``b`` by deepening 1..max_depth threat moves: WIN at the first depth that wins,
+    else FAIL (raises _OutOfNodes past the board's node limit)."""
+    status = FAIL
+    for depth in range(1, max_depth + 1):
+        status, _ = b.attack(a, depth, True)
+        if status == WIN:
+            break
+    return status
 
 
 def replies(size: int, rules: Rules, stones, defender: int, max_depth: int, node_limit: int = 0,
@@ -665,11 +672,7 @@ def replies(size: int, rules: Rules, stones, defender: int, max_depth: int, node
         b.nodes = 0
         b.node_limit = node_limit
         try:
-            status = FAIL
-            for depth in range(1, max_depth + 1):
-                status, _ = b.attack(a, depth, True)
-                if status == WIN:
-                    break
+            status = _shortest(b, a, max_depth)
         except _OutOfNodes:
             status = UNKNOWN
         finally:
