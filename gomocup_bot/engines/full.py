@@ -164,13 +164,14 @@ class FullEngine(SearchEngineBase):
         sharp = False  # the root found the opponent's forced win (were it to move): think longer
         check = False  # ... and (defence=rounds) the PVS's choice is checked against it at the end
         rounds = self.defence == "rounds"
+        threads = min(self.threads, free_cores()) if self.threads > 1 else 1  # read once a move
         if self.tactics:
             now = time.monotonic()
             share = max(budget.soft - now, 0.0)
             plan = rootcheck.analyse(board, view.side, stop.array, now + TACTICS_SHARE * share,
                                      excluded=view.excluded, vct_nodes=self.root_nodes, rounds=rounds,
                                      defence_deadline=now + DEFENCE_SHARE * max(budget.hard - now, 0.0),
-                                     threads=min(self.threads, free_cores()) if self.threads > 1 else 1)
+                                     threads=threads)
             if plan.move >= 0 and plan.move not in view.excluded:
                 report(request, "best", view, plan.move)
                 line = " ".join(f"{x},{y}" for x, y in (view.xy(q) for q in plan.line if q >= 0))
@@ -191,7 +192,6 @@ class FullEngine(SearchEngineBase):
         if self.backend == "mcts":
             result = self._search_mcts(request, stop, view, budget, allowed, board)
         else:
-            threads = min(self.threads, free_cores()) if self.threads > 1 else 1
             self._pvs.config.threads = threads
             verify = None
             if check:  # leave the end of the budget to check the choice against the opponent's VCT
