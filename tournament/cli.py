@@ -259,7 +259,42 @@ def _cmd_report(args: argparse.Namespace) -> int:
         return 0
     with Store(args.db) as store:
         _print_results(store, None)
+        _print_sprt_trail(store, args)
     return 0
+
+
+def _print_sprt_trail(store: Store, args: argparse.Namespace) -> None:
+    """With ``--sprt``, or for a match stored with one: the SPRT replayed over the stored games."""
+    from tournament.runner import SprtSettings, sprt_trail
+
+    config = store.get_config() or {}
+    names = [e["name"] if isinstance(e, dict) else str(e) for e in config.get("engines", [])]
+    if args.sprt:
+        try:
+            elo0, elo1 = (float(v) for v in args.sprt.split(","))
+        except ValueError:
+            raise UsageError("--sprt wants ELO0,ELO1 (e.g. 0,10)") from None
+        settings = SprtSettings(elo0, elo1, args.alpha, args.beta, pentanomial=not args.trinomial)
+    elif config.get("sprt"):
+        settings = SprtSettings(**config["sprt"])
+    else:
+        return
+    games = store.games()
+    players = sorted({g.black for g in games} | {g.white for g in games})
+    engine = args.engine or (names[0] if names else None)
+    if engine is None or engine not in players:
+        raise UsageError(f"say which engine the SPRT is for: --engine NAME, one of {', '.join(players) or '(no games)'}")
+    if len(players) != 2:
+        raise UsageError(f"an SPRT compares two engines; this database has {len(players)}")
+    trail = sprt_trail(games, engine, settings)
+    f = trail.final
+    kind = "trinomial" if not settings.pentanomial else "pentanomial"
+    print(f"SPRT [{settings.elo0:g}, {settings.elo1:g}] for {engine} ({kind}, alpha {settings.alpha:g}, beta {settings.beta:g}):"
+          f" LLR {f.llr:.3f} bounds [{f.lower:.3f}, {f.upper:.3f}] -> {f.decision or 'undecided'} after {len(games)} games")
+    if trail.first_decision:
+        print(f"  first crossed: {trail.first_decision} after {trail.decided_after} games")
+    else:
+        print("  never crossed a bound")
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -329,6 +364,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("db", metavar="DB", help="a database written by match, gauntlet, roundrobin or ladder")
     p.add_argument("--html", metavar="FILE", help="write one self-contained HTML page instead (standings with an Elo chart, "
                    "crosstable, endings, SPRT state, every game as a replayable board; no network needed to view it)")
+    p.add_argument("--sprt", metavar="ELO0,ELO1", help="replay an SPRT over the stored games in the order played (default: "
+                   "the match's own --sprt, if it had one): the LLR now, and after how many games it first crossed a bound")
+    p.add_argument("--engine", metavar="NAME", help="the engine the SPRT is for (default: the match's first engine)")
+    p.add_argument("--alpha", type=float, default=0.05, help="false positive rate (default 0.05)")
+    p.add_argument("--beta", type=float, default=0.05, help="false negative rate (default 0.05)")
+    p.add_argument("--trinomial", action="store_true", help="score single games instead of game pairs (pentanomial)")
 
     p = sub.add_parser(
         "export",

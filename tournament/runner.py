@@ -267,6 +267,29 @@ def sprt_state(games: list[GameRecord], engine: str, sprt: SprtSettings) -> Sprt
     return sprt_pentanomial(counts, sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta)
 
 
+@dataclass
+class SprtTrail:
+    """The SPRT over a finished run, game by game: where it stands now, and when it first decided."""
+
+    final: SprtResult
+    first_decision: str | None  # "H0" / "H1": the bound the LLR crossed first
+    decided_after: int  # games played when it first crossed (0 if never)
+
+
+def sprt_trail(games: list[GameRecord], engine: str, sprt: SprtSettings) -> SprtTrail:
+    """Replay the SPRT over ``games`` in the order they were played (by slot), as a match with
+    ``--sprt`` would have seen them, without stopping: a match run to a fixed length can still say
+    whether, and after how many games, the test accepted on the way."""
+    ordered = sorted(games, key=lambda g: g.slot)
+    first, after = None, 0
+    for n in range(1, len(ordered) + 1):
+        state = sprt_state(ordered[:n], engine, sprt)
+        if state.decision and first is None:
+            first, after = state.decision, n
+    final = sprt_state(ordered, engine, sprt)
+    return SprtTrail(final, first, after)
+
+
 def progress_text(games: list[GameRecord], tally: Tally, total: int | None, elapsed: float, played_now: int, sprt: SprtResult | None, engines: list[str]) -> str:
     done = len(games)
     parts = [f"games {done}/{total}" if total else f"games {done}"]

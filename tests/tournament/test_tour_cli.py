@@ -167,3 +167,27 @@ def test_ladder_with_no_engines_uses_the_builtins(tmp_path: Path) -> None:
     assert played == (2, 2)  # one pair, colours swapped
     assert result.stderr == ""
     assert "this run: 2 games" in result.stdout and "stopped: game limit" in result.stdout
+
+
+MATCHES = Path(__file__).resolve().parents[2] / "data" / "matches"
+
+
+def test_report_replays_the_sprt_of_a_real_match(tmp_path: Path) -> None:
+    """The committed defence match ran with --sprt 0,60 and stopped the moment H1 was accepted (108
+    games): replayed by `report`, the LLR must cross H1 at the last game and never before; for the
+    other engine the same games accept H0, earlier; a bound the games never reach says so."""
+    db = tmp_path / "m.sqlite"
+    db.write_bytes((MATCHES / "defence-rounds-vs-base.sqlite").read_bytes())  # report must not touch the committed file
+    stored = run_cli("report", str(db))
+    assert stored.returncode == 0, stored.stderr
+    assert "SPRT [0, 60] for pbrain-rounds" in stored.stdout and "-> H1 after 108 games" in stored.stdout
+    assert "first crossed: H1 after 108 games" in stored.stdout
+    other = run_cli("report", str(db), "--sprt", "0,60", "--engine", "pbrain-base22")
+    assert "-> H0 after 108 games" in other.stdout
+    first = int(other.stdout.split("first crossed: H0 after ")[1].split()[0])
+    assert 2 <= first < 108
+    wide = run_cli("report", str(db), "--sprt", "0,30")
+    assert "-> undecided" in wide.stdout and "never crossed a bound" in wide.stdout
+    for bad, message in ((["--sprt", "x"], "--sprt wants ELO0,ELO1"), (["--sprt", "0,60", "--engine", "nobody"], "say which engine")):
+        refused = run_cli("report", str(db), *bad)
+        assert refused.returncode != 0 and message in refused.stderr
