@@ -291,8 +291,9 @@ def _print_sprt_trail(store: Store, args: argparse.Namespace) -> None:
     kind = "trinomial" if not settings.pentanomial else "pentanomial"
     print(f"SPRT [{settings.elo0:g}, {settings.elo1:g}] for {engine} ({kind}, alpha {settings.alpha:g}, beta {settings.beta:g}):"
           f" LLR {f.llr:.3f} bounds [{f.lower:.3f}, {f.upper:.3f}] -> {f.decision or 'undecided'} after {len(games)} games")
-    if trail.first_decision:
-        print(f"  first crossed: {trail.first_decision} after {trail.decided_after} games")
+    if trail.crossed:
+        crossings = "; then ".join(f"{h} after {n} games" for h, n in sorted(trail.crossed.items(), key=lambda kv: kv[1]))
+        print(f"  first crossed: {crossings}")
     else:
         print("  never crossed a bound")
 

@@ -269,11 +269,15 @@ def sprt_state(games: list[GameRecord], engine: str, sprt: SprtSettings) -> Sprt
 
 @dataclass
 class SprtTrail:
-    """The SPRT over a finished run, game by game: where it stands now, and when it first decided."""
+    """The SPRT over a finished run, game by game: where it stands now, and when it first crossed
+    each bound (a test that is not stopped may cross one and later the other)."""
 
     final: SprtResult
-    first_decision: str | None  # "H0" / "H1": the bound the LLR crossed first
-    decided_after: int  # games played when it first crossed (0 if never)
+    crossed: dict[str, int]  # "H0" / "H1" -> games played when the LLR first crossed that bound
+
+    @property
+    def first_decision(self) -> str | None:
+        return min(self.crossed, key=self.crossed.get) if self.crossed else None
 
 
 def sprt_trail(games: list[GameRecord], engine: str, sprt: SprtSettings) -> SprtTrail:
@@ -281,13 +285,12 @@ def sprt_trail(games: list[GameRecord], engine: str, sprt: SprtSettings) -> Sprt
     ``--sprt`` would have seen them, without stopping: a match run to a fixed length can still say
     whether, and after how many games, the test accepted on the way."""
     ordered = sorted(games, key=lambda g: g.slot)
-    first, after = None, 0
+    crossed: dict[str, int] = {}
     for n in range(1, len(ordered) + 1):
         state = sprt_state(ordered[:n], engine, sprt)
-        if state.decision and first is None:
-            first, after = state.decision, n
-    final = sprt_state(ordered, engine, sprt)
-    return SprtTrail(final, first, after)
+        if state.decision and state.decision not in crossed:
+            crossed[state.decision] = n
+    return SprtTrail(sprt_state(ordered, engine, sprt), crossed)
 
 
 def progress_text(games: list[GameRecord], tally: Tally, total: int | None, elapsed: float, played_now: int, sprt: SprtResult | None, engines: list[str]) -> str:

@@ -186,6 +186,7 @@ def test_report_replays_the_sprt_of_a_real_match(tmp_path: Path) -> None:
     assert "-> H0 after 108 games" in other.stdout
     first = int(other.stdout.split("first crossed: H0 after ")[1].split()[0])
     assert 2 <= first < 108
+    assert "then" not in stored.stdout  # it stopped there: the other bound was never reached
     wide = run_cli("report", str(db), "--sprt", "0,30")
     assert "-> undecided" in wide.stdout and "never crossed a bound" in wide.stdout
     for bad, message in ((["--sprt", "x"], "--sprt wants ELO0,ELO1"), (["--sprt", "0,60", "--engine", "nobody"], "say which engine")):
