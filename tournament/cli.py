@@ -159,13 +159,7 @@ def _settings(kind: str, engines: list, args: argparse.Namespace) -> TournamentS
         max_memory=int(args.max_memory * 2**20), move_limit=move_limit, start_timeout=args.start_timeout,
         suspend_idle=args.suspend_idle,
     )
-    sprt = None
-    if getattr(args, "sprt", None):
-        try:
-            elo0, elo1 = (float(v) for v in args.sprt.split(","))
-        except ValueError:
-            raise UsageError("--sprt wants ELO0,ELO1 (e.g. 0,10)") from None
-        sprt = SprtSettings(elo0, elo1, args.alpha, args.beta, pentanomial=not args.trinomial)
+    sprt = _sprt_settings(args)
     concurrency = args.concurrency if args.concurrency is not None else default_concurrency()
     if concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
@@ -175,6 +169,17 @@ def _settings(kind: str, engines: list, args: argparse.Namespace) -> TournamentS
         sprt=sprt, max_games=getattr(args, "games", None),
         max_seconds=(args.minutes * 60 if getattr(args, "minutes", None) else None), psq_dir=args.psq, sgf_dir=args.sgf,
     )
+
+
+def _sprt_settings(args: argparse.Namespace) -> SprtSettings | None:
+    """The SPRT asked for by ``--sprt ELO0,ELO1`` (and ``--alpha/--beta/--trinomial``), if any."""
+    if not getattr(args, "sprt", None):
+        return None
+    try:
+        elo0, elo1 = (float(v) for v in args.sprt.split(","))
+    except ValueError:
+        raise UsageError("--sprt wants ELO0,ELO1 (e.g. 0,10)") from None
+    return SprtSettings(elo0, elo1, args.alpha, args.beta, pentanomial=not args.trinomial)
 
 
 def _print_results(store: Store, summary: RunSummary | None, names: list[str] | None = None) -> None:
@@ -265,19 +270,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _print_sprt_trail(store: Store, args: argparse.Namespace) -> None:
     """With ``--sprt``, or for a match stored with one: the SPRT replayed over the stored games."""
-    from tournament.runner import SprtSettings, sprt_trail
+    from tournament.runner import sprt_trail
 
     config = store.get_config() or {}
     names = [e["name"] if isinstance(e, dict) else str(e) for e in config.get("engines", [])]
-    if args.sprt:
-        try:
-            elo0, elo1 = (float(v) for v in args.sprt.split(","))
-        except ValueError:
-            raise UsageError("--sprt wants ELO0,ELO1 (e.g. 0,10)") from None
-        settings = SprtSettings(elo0, elo1, args.alpha, args.beta, pentanomial=not args.trinomial)
-    elif config.get("sprt"):
+    settings = _sprt_settings(args)
+    if settings is None and config.get("sprt"):
         settings = SprtSettings(**config["sprt"])
-    else:
+    if settings is None:
         return
     games = store.games()
     players = sorted({g.black for g in games} | {g.white for g in games})

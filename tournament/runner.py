@@ -275,10 +275,6 @@ class SprtTrail:
     final: SprtResult
     crossed: dict[str, int]  # "H0" / "H1" -> games played when the LLR first crossed that bound
 
-    @property
-    def first_decision(self) -> str | None:
-        return min(self.crossed, key=self.crossed.get) if self.crossed else None
-
 
 def sprt_trail(games: list[GameRecord], engine: str, sprt: SprtSettings) -> SprtTrail:
     """Replay the SPRT over ``games`` in the order they were played (by slot), as a match with
