@@ -57,9 +57,17 @@ from .constants import (
     WALL,
     WHITE,
 )
-from .classes import N_CLASSES, P_OVERLINE, combo_tables, line_code_tables
+from .classes import N_CLASSES, N_CODES, P_OVERLINE, combo_tables, line_code_tables
 from .evaltables import runtime_tables
-from .tables import OPP, WALL_DIGIT, classify_window, pattern_tables, renju_foul_table, renju_line_foul
+from .tables import (
+    OPP,
+    WALL_DIGIT,
+    classify_window,
+    eval_code_tables,
+    pattern_tables,
+    renju_foul_table,
+    renju_line_foul,
+)
 
 Board = namedtuple("Board", ["cells", "keys", "nbr", "zobrist", "hash", "stack", "meta", "dirs", "kdelta", "table",
                              "lc", "combo", "cls", "cnt", "ltab", "ctab", "vtab", "vsum"])
@@ -104,7 +112,8 @@ def new_board(width: int, height: int, k: int = 5, rule: int = RULE_FREESTYLE) -
     base = 4 if caro else 3  # caro windows tell walls (digit 3) from opponent stones (2)
     if use_table:
         table = pattern_tables(k, exact_black, exact_white, caro)
-        ltab = line_code_tables(table, renju_foul_table(k) if renju else None)
+        ltab = line_code_tables(table, renju_foul_table(k) if renju else None,
+                                eval_code_tables(k, exact_black, exact_white, caro))
         keys = np.zeros((4, size), dtype=np.int64)
         # kdelta[c, 4 + i] / kdelta[c, 5 - i]: what a `c` stone adds to the key of the point i steps
         # before / after it (digit k - 1 + i / k - i of that point's base-3 window), 0 for i > k
@@ -293,7 +302,7 @@ def _relayer(b, p):
             q = p + i * s
             if i != 0 and b.cells[q] == EMPTY:
                 _set_codes(b, d, q, w, pw)
-        pw *= np.int32(10)
+        pw *= np.int32(N_CODES)
     b.hash[1] = b.hash[0]
 
 
@@ -320,7 +329,7 @@ def rebuild_layer(b):
                     code = b.ltab[side, (key & 0xFFFFFFFF) if side == 0 else (key >> 32)]
                     b.lc[(side << 2) | d, q] = code
                     c += np.int32(code) * pw
-                    pw *= 10
+                    pw *= N_CODES
                 b.combo[side, q] = c
                 b.cls[side, q] = b.ctab[side, c]
                 b.cnt[side, b.cls[side, q]] += 1
@@ -347,7 +356,7 @@ def _rebuild_scanned(b):
             pw = np.int32(1)
             for d in range(4):
                 _set_codes(b, d, q, win, pw)
-                pw *= np.int32(10)
+                pw *= np.int32(N_CODES)
     b.hash[1] = b.hash[0]
     b.meta[M_SYNCED] = 1
 
@@ -410,7 +419,7 @@ def make(b, p, colour):
                         cnt[side, ocls] -= 1
                         cnt[side, ncls] += 1
                         vsum[side] += vtab[side, np.uint64(nc)] - vtab[side, np.uint64(oc)]
-            pw *= np.int32(10)
+            pw *= np.int32(N_CODES)
     s = b.meta[M_STRIDE]
     nbr = b.nbr
     one = np.uint64(1)
@@ -479,7 +488,7 @@ def unmake(b):
                         cnt[side, ocls] -= 1
                         cnt[side, ncls] += 1
                         vsum[side] += vtab[side, np.uint64(nc)] - vtab[side, np.uint64(oc)]
-            pw *= np.int32(10)
+            pw *= np.int32(N_CODES)
         for side in range(2):  # the square is empty again: its (still exact) codes count again
             cnt[side, cls[side, up]] += 1
             vsum[side] += vtab[side, np.uint64(combo[side, up])]

@@ -1,10 +1,10 @@
 """Four-direction threat classes of a square, and the tables the board keeps them with.
 
 A square's four line codes (`P_*`, one per direction, what a stone of one colour there makes on
-that line) combine into one small integer, the *combo* ``c0 + 10·c1 + 100·c2 + 1000·c3`` (code 9
-is renju black's overline maker). One lookup in `class_table` turns a combo into a *threat class*
-(`C_*`, ordered by strength), one lookup in the ordering tables into the square's move-ordering
-score.
+that line) combine into one small integer, the *combo* ``c0 + 13·c1 + 169·c2 + 2197·c3`` (code 9
+is renju black's overline maker, 10-12 the open twos and ones of `constants.L_*`). One lookup in
+`class_table` turns a combo into a *threat class* (`C_*`, ordered by strength), one lookup in the
+ordering tables into the square's move-ordering score.
 The board keeps the combo, the class and per-side counts of squares in each class incrementally
 (`core.board.make`), so "can the side to move make five", "does the opponent have an open-four
 point" are O(1) questions for the search.
@@ -20,6 +20,9 @@ from functools import lru_cache
 import numpy as np
 
 from .constants import (
+    L_ONE_OPEN,
+    L_TWO_FLEX,
+    L_TWO_OPEN,
     N_PATTERNS,
     P_FIVE,
     P_FOUR,
@@ -32,7 +35,8 @@ from .constants import (
 )
 
 P_OVERLINE = 9  # renju black: a one-line foul shape -- six or more, or two fours on the line (a foul unless a five)
-N_CODES = 10
+# then the finer twos and ones (`constants.L_*`): P_TWO and P_ONE in the layer are the closed ones
+N_CODES = 13
 N_COMBOS = N_CODES**4
 
 # threat classes, weakest first
@@ -58,7 +62,7 @@ CLASS_NAMES = ("none", "forbid", "low", "two", "two2", "closed3", "closed3+", "t
 
 # move ordering: own class (attack) and the opponent's class on the same square (defence), plus a
 # small sum over the square's four line codes (breaks ties between squares of one class)
-LINE_ORDER = np.array([0, 0, 1, 1, 3, 3, 3, 8, 12, 0], dtype=np.int32)
+LINE_ORDER = np.array([0, 0, 1, 1, 3, 3, 3, 8, 12, 0, 1, 1, 0], dtype=np.int32)  # by line code
 ATTACK_ORDER = np.array([0, 0, 1, 4, 8, 6, 10, 20, 26, 60, 30, 36, 300, 600, 5000, 0], dtype=np.int32)
 DEFEND_ORDER = np.array([0, 0, 1, 3, 6, 4, 7, 14, 18, 40, 22, 26, 200, 400, 3000, 0], dtype=np.int32)
 
@@ -70,8 +74,8 @@ def classify(counts: np.ndarray, renju_black: bool) -> np.ndarray:
     n4 = counts[:, P_FOUR]
     n3o = counts[:, P_THREE_OPEN] + counts[:, P_THREE_BROKEN]
     n3 = counts[:, P_THREE]
-    n2 = counts[:, P_TWO]
-    n1 = counts[:, P_ONE]
+    n2 = counts[:, P_TWO] + counts[:, L_TWO_OPEN] + counts[:, L_TWO_FLEX]
+    n1 = counts[:, P_ONE] + counts[:, L_ONE_OPEN]
     novl = counts[:, P_OVERLINE]
     fours = n4o + n4
     out = np.full(len(counts), C_NONE, dtype=np.uint8)
@@ -121,12 +125,15 @@ def combo_tables(renju: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return cls, attack, defence
 
 
-def line_code_tables(pattern_table: np.ndarray, renju_foul: np.ndarray | None) -> np.ndarray:
-    """uint8[2, 3**(2k)]: the board's line-code lookup per colour. Under renju (``renju_foul`` =
-    `tables.renju_foul_table`) a black window with a one-line foul shape and no exact five gets
-    `P_OVERLINE`: its class is then `C_FORBID` and the exact check decides, where the plain code
-    would have called an overline a five and a same-line double four an open four."""
-    out = pattern_table.copy()
+def line_code_tables(pattern_table: np.ndarray, renju_foul: np.ndarray | None,
+                     eval_codes: np.ndarray | None = None) -> np.ndarray:
+    """uint8[2, 3**(2k)]: the board's line-code lookup per colour: ``eval_codes``
+    (`tables.eval_code_tables`, the patterns with the finer twos and ones) or else the plain
+    patterns. Under renju (``renju_foul`` = `tables.renju_foul_table`) a black window with a
+    one-line foul shape and no exact five gets `P_OVERLINE`: its class is then `C_FORBID` and the
+    exact check decides, where the plain code would have called an overline a five and a
+    same-line double four an open four."""
+    out = (pattern_table if eval_codes is None else eval_codes).copy()
     if renju_foul is not None:
         out[0, renju_foul & (pattern_table[0] != P_FIVE)] = P_OVERLINE
     return out

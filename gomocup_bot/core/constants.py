@@ -39,6 +39,13 @@ P_FOUR_OPEN = 7  # two or more completing points (open four, or two fours on one
 P_FIVE = 8  # the stone completes a run of k (rule-exact except caro's both-ends block)
 N_PATTERNS = 9
 
+# The pattern layer's finer line codes (`core.classes`; after renju's P_OVERLINE = 9): the
+# evaluation tells twos and ones that can grow into open threes from those that cannot. The
+# threat classes read them as P_TWO and P_ONE.
+L_TWO_OPEN = 10  # one more stone makes an open three, in one or two ways
+L_TWO_FLEX = 11  # ... in three or more ways
+L_ONE_OPEN = 12  # two or more cells make an open two
+
 # renju foul codes (same meaning as tournament.endings)
 FOUL_NONE = 0
 FOUL_DOUBLE_FOUR = 1

@@ -5,9 +5,9 @@ Kept free of numpy so the brain can check the file when it starts, before the he
 
 Format (little-endian): the magic ``GBEVAL1\\n``, a uint32 length and that many bytes of JSON
 header (``version``, ``scale`` = evaluation units a logit, ``tables``: names in body order,
-``codes`` = 715 canonical pattern codes, ``threat_bits`` = 11, and free-form training ``notes``),
-then per table int16 ``v_self[715]``, ``v_opp[715]``, ``threat[2048]``, ``tempo[1]``,
-``order_attack[715]``, ``order_defend[715]`` (the move-ordering scores of a square by its code
+``codes`` = 1820 canonical pattern codes, ``threat_bits`` = 11, and free-form training ``notes``),
+then per table int16 ``v_self[1820]``, ``v_opp[1820]``, ``threat[2048]``, ``tempo[1]``,
+``order_attack[1820]``, ``order_defend[1820]`` (the move-ordering scores of a square by its code
 for the mover and for the opponent), and last a CRC-32 of everything before it.
 """
 from __future__ import annotations
@@ -20,8 +20,8 @@ from importlib import resources
 from pathlib import Path
 
 MAGIC = b"GBEVAL1\n"
-VERSION = 2
-N_CANON = 715  # multisets of 4 line codes out of 10
+VERSION = 3  # 3: 13 line codes (open and closed twos and ones told apart)
+N_CANON = 1820  # multisets of 4 line codes out of 13
 THREAT_BITS = 11
 N_THREAT = 1 << THREAT_BITS
 TABLE_NAMES = ("freestyle", "standard", "renju-black", "renju-white", "caro")

@@ -6,7 +6,7 @@ The evaluation of a position for the side to move is
     + THREAT[mask of both sides' threats] + TEMPO
 
 where a square's *code* is its four line codes (`core.classes`) as a multiset: the order of the
-four directions does not matter, so the 10**4 combos fold into 715 canonical codes. One table set
+four directions does not matter, so the 13**4 combos fold into 1,820 canonical codes. One table set
 (V_self, V_opp, THREAT, TEMPO) per rule and colour to move: freestyle, standard (exact five),
 renju black, renju white, caro. THREAT is indexed by an 11-bit mask of which threats each side can
 make somewhere (`threat_mask`): a linear sum over squares cannot say that an open three of the
@@ -83,10 +83,12 @@ class EvalWeights:
 @lru_cache(maxsize=None)
 def canonical_index() -> np.ndarray:
     """int32[N_COMBOS]: a combo's canonical code (its four digits sorted)."""
-    ids = {codes: i for i, codes in enumerate(CANONICAL)}
     combos = np.arange(N_COMBOS)
     digits = np.sort(np.stack([(combos // N_CODES**d) % N_CODES for d in range(4)], axis=1), axis=1)
-    return np.array([ids[tuple(int(v) for v in row)] for row in digits], dtype=np.int32)
+    weights = N_CODES ** np.arange(3, -1, -1)  # a sorted multiset as one number: CANONICAL's order
+    keys = np.array(CANONICAL, dtype=np.int64) @ weights
+    assert np.all(np.diff(keys) > 0)
+    return np.searchsorted(keys, digits @ weights).astype(np.int32)
 
 
 def threat_mask(cnt_me: np.ndarray, cnt_op: np.ndarray) -> int:

@@ -17,6 +17,9 @@ import numpy as np
 from numba import njit
 
 from .constants import (
+    L_ONE_OPEN,
+    L_TWO_FLEX,
+    L_TWO_OPEN,
     P_FIVE,
     P_FOUR,
     P_FOUR_OPEN,
@@ -212,15 +215,101 @@ def build_table(k, exact, caro):
     return table
 
 
+@njit(cache=True, nogil=True)
+def _open_three_cells(w, k, exact, caro):
+    """With the centre's stone on w: how many empty cells then make an open three through it."""
+    n = 0
+    for q in range(1, 2 * k):
+        if w[q] != 0 or q == k:
+            continue
+        w[q] = 1
+        code = classify_window(w, k, exact, caro)
+        w[q] = 0
+        if code == P_THREE_OPEN or code == P_THREE_BROKEN:
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def refine_code(w, k, exact, caro, code):
+    """The evaluation's finer code for a two or a one (`classes`' line codes), else ``code``.
+
+    A two is open (`L_TWO_OPEN`) when one more stone can make it an open three, in one or two
+    ways, and `L_TWO_FLEX` in three or more; otherwise it stays `P_TWO` (a two that can only
+    become a closed three). A one is open (`L_ONE_OPEN`) when at least two cells make it an open
+    two; otherwise it stays `P_ONE`. The threat classes do not tell them apart (tactics do not
+    change); the evaluation's tables do.
+    """
+    if code != P_TWO and code != P_ONE:
+        return code
+    saved = w[k]
+    w[k] = 1
+    out = code
+    if code == P_TWO:
+        n3 = _open_three_cells(w, k, exact, caro)
+        if n3 >= 3:
+            out = L_TWO_FLEX
+        elif n3 >= 1:
+            out = L_TWO_OPEN
+    else:
+        n2 = 0
+        for q in range(1, 2 * k):
+            if w[q] != 0 or q == k:
+                continue
+            w[q] = 1
+            if classify_window(w, k, exact, caro) == P_TWO and _open_three_cells(w, k, exact, caro) > 0:
+                n2 += 1
+            w[q] = 0
+            if n2 >= 2:
+                out = L_ONE_OPEN
+                break
+    w[k] = saved
+    return out
+
+
+@njit(cache=True, nogil=True)
+def build_eval_codes(table, k, exact):
+    """The line codes of every base-3 window (`refine_code` of the pattern `table`'s entry): what
+    the pattern layer keeps. Only twos and ones are reclassified, so this costs a fraction of
+    `build_table`."""
+    out = table.copy()
+    w = np.zeros(2 * k + 1, dtype=np.int8)
+    for key in range(table.shape[0]):
+        code = table[key]
+        if code == P_TWO or code == P_ONE:
+            _window_of(key, k, 3, w)
+            out[key] = refine_code(w, k, exact, False, code)
+    return out
+
+
 @lru_cache(maxsize=None)
 def _table(k: int, exact: bool, caro: bool) -> np.ndarray:
     return build_table(k, exact, caro)
 
 
 @lru_cache(maxsize=None)
+def eval_code_table(k: int, exact: bool, caro: bool) -> np.ndarray:
+    """uint8[base**(2k)]: the line codes of the pattern layer for one colour (caro keeps the plain
+    patterns: its base-4 windows are four times as many, and caro has no data of its own)."""
+    table = _table(k, exact, caro)
+    if caro:
+        return table
+    return build_eval_codes(table, k, exact)
+
+
+@lru_cache(maxsize=None)
 def renju_foul_table(k: int) -> np.ndarray:
     """bool[3**(2k)]: the windows where renju black makes a one-line foul shape (built once per k)."""
     return build_renju_foul_table(k)
+
+
+def eval_code_tables(k: int, exact_black: bool, exact_white: bool, caro: bool = False) -> np.ndarray:
+    """uint8[2, base**(2k)]: `eval_code_table` for black (row 0) and white (row 1)."""
+    base = 4 if caro else 3
+    out = np.empty((2, base ** (2 * k)), dtype=np.uint8)
+    out[0] = eval_code_table(k, exact_black, caro)
+    out[1] = eval_code_table(k, exact_white, caro)
+    return out
 
 
 def pattern_tables(k: int, exact_black: bool, exact_white: bool, caro: bool = False) -> np.ndarray:
