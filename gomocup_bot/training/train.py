@@ -49,6 +49,18 @@ def log_loss(p: np.ndarray, y: np.ndarray) -> float:
     return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
 
+def _rows(sel: np.ndarray):
+    """A row selector that does not copy the feature matrix when it takes every row (one table
+    for both colours: fancy indexing would copy hundreds of MB each step)."""
+    return slice(None) if sel.all() else sel
+
+
+def _float(a: np.ndarray) -> type:
+    """The float type to multiply ``a`` in: its own if it is float32 (no upcast copy of the
+    matrix), float64 for integer counts."""
+    return a.dtype.type if a.dtype == np.float32 else np.float64
+
+
 class Model:
     """The tables of one rule as a flat parameter vector in logit units: per table name,
     v_self[N_CANON], v_opp[N_CANON], threat[N_THREAT]."""
@@ -73,9 +85,9 @@ class Model:
         out = np.zeros(len(rows))
         for t in range(len(self.unique)):
             b = t * self.block
-            sel_me, sel_op = me == b, op == b
-            out[sel_me] += rows.own[sel_me] @ w[b:b + N_CANON]
-            out[sel_op] -= rows.opp[sel_op] @ w[b + N_CANON:b + 2 * N_CANON]
+            sel_me, sel_op = _rows(me == b), _rows(op == b)
+            out[sel_me] += rows.own[sel_me] @ w[b:b + N_CANON].astype(_float(rows.own))
+            out[sel_op] -= rows.opp[sel_op] @ w[b + N_CANON:b + 2 * N_CANON].astype(_float(rows.opp))
         out += w[me + 2 * N_CANON + rows.mask.astype(np.int64)]
         return out + np.array([self.tempo[self.names[c - 1]] for c in (1, 2)])[rows.colour - 1] / self.scale
 
@@ -86,9 +98,9 @@ class Model:
         out = np.zeros_like(w)
         for t in range(len(self.unique)):
             b = t * self.block
-            sel_me, sel_op = me == b, op == b
-            out[b:b + N_CANON] += g[sel_me] @ rows.own[sel_me]
-            out[b + N_CANON:b + 2 * N_CANON] -= g[sel_op] @ rows.opp[sel_op]
+            sel_me, sel_op = _rows(me == b), _rows(op == b)
+            out[b:b + N_CANON] += g[sel_me].astype(_float(rows.own)) @ rows.own[sel_me]
+            out[b + N_CANON:b + 2 * N_CANON] -= g[sel_op].astype(_float(rows.opp)) @ rows.opp[sel_op]
         np.add.at(out, me + 2 * N_CANON + rows.mask.astype(np.int64), g)
         return out / max(len(rows), 1)
 
