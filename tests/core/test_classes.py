@@ -3,6 +3,7 @@ renju foul shapes."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from gomocup_bot.core.board import board_from_rows, to_pos
 from gomocup_bot.core.classes import (
@@ -15,7 +16,17 @@ from gomocup_bot.core.classes import (
     C_THREE,
     CLASS_NAMES,
 )
-from gomocup_bot.core.constants import BLACK, RULE_FREESTYLE, RULE_RENJU, WHITE
+from gomocup_bot.core.constants import (
+    BLACK,
+    L_ONE_OPEN,
+    L_TWO_FLEX,
+    L_TWO_OPEN,
+    P_ONE,
+    P_TWO,
+    RULE_FREESTYLE,
+    RULE_RENJU,
+    WHITE,
+)
 from gomocup_bot.core.rules import is_legal
 
 from .conftest import blank, put
@@ -88,3 +99,41 @@ def test_renju_every_black_foul_square_is_classed_forbid():
                 fouls += 1
                 assert board.cls[0, p] == C_FORBID, CLASS_NAMES[board.cls[0, p]]
     assert fouls >= 30  # the boards really hold fouls
+
+
+# The evaluation's finer twos and ones (`tables.refine_code`): each line below is row 7 of an
+# otherwise empty 15x15 board; `*` is the empty square whose horizontal code (for black) is read.
+# The expected codes were worked out by hand from the definitions: an open two has one or two
+# cells that make an open three with it, a flexible two three or more, a closed two none; an open
+# one has two or more cells that make it an open two.
+FINER_CODES = [
+    ("......x*.......", L_TWO_FLEX),  # XX in the open: 5 and 8 (straight), 4 and 9 (broken) make open threes
+    ("......ox*......", P_TWO),  # blocked on the left: every three it can become is closed
+    ("...o.x*..o.....", P_TWO),  # five cells between the white stones: room for a five, never an open four
+    ("...o.x*........", L_TWO_OPEN),  # white two cells to the left: only 7 and 8 make open threes
+    (".......*.......", L_ONE_OPEN),  # a lone stone in the open
+    ("......o*....o..", P_ONE),  # exactly five cells of room: nothing it becomes is ever open
+    ("#...*.#........", P_ONE),  # the same between two blocked squares
+]
+
+
+@pytest.mark.parametrize("row, code", FINER_CODES)
+def test_finer_twos_and_ones_in_the_layer(row: str, code: int) -> None:
+    rows = ["." * 15] * 15
+    rows[7] = row.replace("*", ".")
+    board, _ = board_from_rows(rows)
+    p = to_pos(board, row.index("*"), 7)
+    assert int(board.lc[0, p]) == code  # black (row 0 of the layer), direction 0 (horizontal)
+
+
+def test_finer_codes_do_not_change_the_classes() -> None:
+    """The threat classes read an open or flexible two as a two and an open one as a one."""
+    from gomocup_bot.core.classes import N_CODES, N_COMBOS, combo_tables
+
+    cls_table = combo_tables(False)[0][0]
+    plain = {L_TWO_OPEN: P_TWO, L_TWO_FLEX: P_TWO, L_ONE_OPEN: P_ONE}
+    combos = np.arange(N_COMBOS)
+    digits = np.stack([(combos // N_CODES**d) % N_CODES for d in range(4)], axis=1)
+    mapped = np.vectorize(lambda c: plain.get(int(c), int(c)))(digits)
+    back = (mapped * N_CODES ** np.arange(4)).sum(axis=1)
+    assert np.array_equal(cls_table, cls_table[back])

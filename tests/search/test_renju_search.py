@@ -227,7 +227,8 @@ def test_b_a_win_that_ends_on_a_foul_is_no_win_under_renju(name):
     claimed = {_xy(b, m) for m, proven in ((plan.move, plan.proven), (out.move, out.proven)) if proven == 1}
     if claimed:
         flat = [(x, y, BLACK) for x, y in stones["X"]] + [(x, y, WHITE) for x, y in stones["O"]]
-        wins = threat_solver.winning_first_moves(SIZE, RENJU, flat, BLACK, 8, vct=True, node_limit=400_000)
+        wins = threat_solver.winning_first_moves(SIZE, RENJU, flat, BLACK, 8, vct=True, node_limit=400_000,
+                                                 moves=claimed)
         assert wins is not None and claimed <= wins, (claimed, wins)
 
 
