@@ -290,7 +290,7 @@ def _table(k: int, exact: bool, caro: bool) -> np.ndarray:
 @lru_cache(maxsize=None)
 def eval_code_table(k: int, exact: bool, caro: bool) -> np.ndarray:
     """uint8[base**(2k)]: the line codes of the pattern layer for one colour (caro keeps the plain
-    patterns: its base-4 windows are four times as many, and caro has no data of its own)."""
+    patterns: its base-4 windows are eighteen times as many, and caro has no data of its own)."""
     table = _table(k, exact, caro)
     if caro:
         return table
