@@ -305,17 +305,9 @@ def renju_foul_table(k: int) -> np.ndarray:
 
 def eval_code_tables(k: int, exact_black: bool, exact_white: bool, caro: bool = False) -> np.ndarray:
     """uint8[2, base**(2k)]: `eval_code_table` for black (row 0) and white (row 1)."""
-    base = 4 if caro else 3
-    out = np.empty((2, base ** (2 * k)), dtype=np.uint8)
-    out[0] = eval_code_table(k, exact_black, caro)
-    out[1] = eval_code_table(k, exact_white, caro)
-    return out
+    return np.stack([eval_code_table(k, exact_black, caro), eval_code_table(k, exact_white, caro)])
 
 
 def pattern_tables(k: int, exact_black: bool, exact_white: bool, caro: bool = False) -> np.ndarray:
     """uint8[2, base**(2k)]: row 0 for black, row 1 for white (built once per process and k)."""
-    base = 4 if caro else 3
-    out = np.empty((2, base ** (2 * k)), dtype=np.uint8)
-    out[0] = _table(k, exact_black, caro)
-    out[1] = _table(k, exact_white, caro)
-    return out
+    return np.stack([_table(k, exact_black, caro), _table(k, exact_white, caro)])
