@@ -23,7 +23,7 @@ from gomocup_bot.core.cpu import free_cores
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
 from gomocup_bot.search.adapter import BoardView, Budget, deadlines, make_result, pad_alternatives, report, summary_text
 from gomocup_bot.search.engines_common import SearchEngineBase, pvs_result, warm_big_k
-from gomocup_bot.search.pvs_driver import NEXT_ITERATION_END, PvsConfig, PvsSearcher
+from gomocup_bot.search.pvs_driver import NEXT_ITERATION_END, NEXT_ITERATION_SHARE, PvsConfig, PvsSearcher
 
 # The MCTS backend is imported when first used: the default engine's start-up (billed to the
 # match clock) never loads it.
@@ -148,6 +148,8 @@ class FullEngine(SearchEngineBase):
                                                          vct_nodes=self.option("vct_nodes", DEFAULT_VCT_NODES, int),
                                                          lmr_scale=self.option("lmr_scale", DEFAULT_LMR_SCALE, int),
                                                          iteration_end=self.option("iteration_end", NEXT_ITERATION_END, float),
+                                                         iteration_start=self.option("iteration_start", NEXT_ITERATION_SHARE,
+                                                                                     float),
                                                          qdepth=self.option("qdepth", PvsConfig.qdepth, int),
                                                          order=self.option("order", DEFAULT_ORDER, int),
                                                          sharp_time=self.sharp_time))

@@ -28,12 +28,13 @@ ABORT_STRETCH = 1.15  # the kernels stop at this multiple of the planned time (o
 SHARP_SHARE = 0.95  # a sharp position plans this share of the hard budget (no shrinking when stable)
 
 
-def another_iteration(elapsed: float, plan: float, cost: float, growth: float, end_share: float) -> bool:
+def another_iteration(elapsed: float, plan: float, cost: float, growth: float, end_share: float,
+                      start_share: float = NEXT_ITERATION_SHARE) -> bool:
     """Whether a search `elapsed` seconds into a plan of `plan` seconds starts another iteration:
-    always before half the plan, later only if it should end by `end_share` of the plan, costing
-    the last iteration's `cost` times `growth` (the last ratio of two iterations' costs, bounded).
-    A fixed share alone stops at half the plan even when the next iteration is cheap."""
-    if elapsed < NEXT_ITERATION_SHARE * plan:
+    always before `start_share` of the plan, later only if it should end by `end_share` of the
+    plan, costing the last iteration's `cost` times `growth` (the last ratio of two iterations'
+    costs, bounded). A fixed share alone stops early even when the next iteration is cheap."""
+    if elapsed < start_share * plan:
         return True
     return elapsed + cost * growth <= end_share * plan
 
@@ -46,6 +47,7 @@ class PvsConfig:
     qdepth: int = 1  # fours the horizon's quiescence plays in a row (2 measured weaker: docs/search.md)
     prune: int = 1  # 1: depth-scaled selectivity (pvs.py); 0: only one or two plies off late quiet moves
     iteration_end: float = NEXT_ITERATION_END  # another iteration must be predicted to end by this share of the plan
+    iteration_start: float = NEXT_ITERATION_SHARE  # ... unless it starts before this share of the plan
     lmr_scale: int = 100  # reduction = log(depth) * log(move number) * this / 100
     vct_depth: int = 0  # probe the threat search at nodes with at most this depth left (0: never)
     vct_nodes: int = 200  # threat-search nodes per probe
@@ -219,7 +221,8 @@ class PvsSearcher:
                     if hard_deadline is not None:
                         plan = min(plan, hard_deadline)
                     # one that runs long is cut at the cap and counts for the root moves it finished
-                    if not another_iteration(now - t_start, plan - t_start, cost, growth, cfg.iteration_end):
+                    if not another_iteration(now - t_start, plan - t_start, cost, growth, cfg.iteration_end,
+                                             cfg.iteration_start):
                         out.stopped_by = "time"
                         break
                 prev_score = out.score
