@@ -22,7 +22,10 @@ Incremental state, all restored exactly by `unmake`:
   squares of the trained evaluation's packed (V_self, V_opp) by combo, `vsum[colour-1]` (from
   `vtab`, `core.evaltables`: what the evaluation reads). Occupied squares keep the codes they had
   when they were filled and are left out of `cnt` and `vsum`: with strictly last-in-first-out
-  make/unmake those codes are exact again when the stone is taken back.
+  make/unmake those codes are exact again when the stone is taken back;
+- `vhist` int64[moves + 1, 2]: `vhist[n]` is `vsum` as it was before the n-th move was made (the
+  evaluation may average the current and the previous position's sums: Rapfi's habit, it damps
+  the swing between the two sides to move). `make` writes it; `unmake` need not.
 """
 from __future__ import annotations
 
@@ -70,7 +73,7 @@ from .tables import (
 )
 
 Board = namedtuple("Board", ["cells", "keys", "nbr", "zobrist", "hash", "stack", "meta", "dirs", "kdelta", "table",
-                             "lc", "combo", "cls", "cnt", "ltab", "ctab", "vtab", "vsum"])
+                             "lc", "combo", "cls", "cnt", "ltab", "ctab", "vtab", "vsum", "vhist"])
 
 MIN_SIDE = 3
 MAX_SIDE = 32
@@ -155,6 +158,7 @@ def new_board(width: int, height: int, k: int = 5, rule: int = RULE_FREESTYLE) -
         ctab=ctab,
         vtab=runtime_tables(rule)[0],
         vsum=np.zeros(2, dtype=np.int64),
+        vhist=np.zeros((width * height + 1, 2), dtype=np.int64),
     )
     recompute(board)
     return board
@@ -392,6 +396,9 @@ def make(b, p, colour):
         cells = b.cells
         vtab = b.vtab
         vsum = b.vsum
+        hist = b.vhist[np.uint64(b.meta[M_NMOVES])]
+        hist[0] = vsum[0]
+        hist[1] = vsum[1]
         for side in range(2):  # the stone's own square leaves the layer
             cnt[side, cls[side, up]] -= 1
             vsum[side] -= vtab[side, np.uint64(combo[side, up])]
@@ -668,6 +675,7 @@ def copy_board(b):
         b.cells.copy(), b.keys.copy(), b.nbr.copy(), b.zobrist, b.hash.copy(),
         b.stack.copy(), b.meta.copy(), b.dirs, b.kdelta, b.table,
         b.lc.copy(), b.combo.copy(), b.cls.copy(), b.cnt.copy(), b.ltab, b.ctab, b.vtab, b.vsum.copy(),
+        b.vhist.copy(),
     )
 
 

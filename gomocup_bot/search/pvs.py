@@ -35,7 +35,8 @@ from gomocup_bot.core.classes import (
     combo_tables,
 )
 from gomocup_bot.core.evaltables import runtime_order, runtime_tables
-from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_PAD, M_RULE, M_SIZE, M_STRIDE, M_WIDTH, RULE_RENJU
+from gomocup_bot.core.constants import (EMPTY, M_HEIGHT, M_NMOVES, M_PAD, M_RULE, M_SIZE, M_STRIDE, M_TABLE, M_WIDTH,
+                                         RULE_RENJU)
 from gomocup_bot.search import vct as T
 from gomocup_bot.search.layer import find_class, legal_for, sort_moves  # noqa: F401 (re-exported)
 
@@ -59,7 +60,9 @@ P_VCT_NODES = 6  # threat-search nodes one probe may spend
 P_VCT_THREES = 7  # threes the probe's VCT may use (fours are free)
 P_LMR_SCALE = 8  # log-log reduction scale, hundredths
 P_ORDER = 9  # move-ordering scores: 0 the hand-set class tables, 1 the weights file's trained tables
-P_LEN = 10
+P_EVAL_AVG = 10  # 1: the pattern sums are the mean of this and the previous position's (damps the swing)
+P_EXTEND = 11  # 1: answering the opponent's open three (a flex four to stop) costs no depth
+P_LEN = 12
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -213,19 +216,30 @@ def threat_mask(b, me, op):
     return m
 
 
+@njit(cache=True, nogil=True, forceinline=True)
+def _pattern_sum(s_me, s_op):
+    """Σ V_self over the mover's squares − Σ V_opp over the opponent's, from the packed sums (the
+    low 32 bits hold V_opp's sum, signed; the rest V_self's)."""
+    lo_me = ((s_me + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+    lo_op = ((s_op + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+    return ((s_me - lo_me) >> 32) - lo_op
+
+
 @njit(cache=True, nogil=True)
 def evaluate(b, side, w):
     """Static value for ``side`` to move: the trained pattern-code sums the board keeps (the
     mover's squares by V_self, the opponent's by V_opp, `core.evaltables`), the threat table and
-    the tempo of the mover's colour."""
+    the tempo of the mover's colour. With ``P_EVAL_AVG`` the pattern part is the mean of this
+    position's and the previous one's (before the opponent's last move, seen from the same side)."""
     me = side - 1
     op = 1 - me
-    s_me = b.vsum[me]
-    s_op = b.vsum[op]
-    # unpack: the low 32 bits are V_opp's sum (signed), the rest V_self's
-    lo_me = ((s_me + 0x80000000) & 0xFFFFFFFF) - 0x80000000
-    lo_op = ((s_op + 0x80000000) & 0xFFFFFFFF) - 0x80000000
-    v = ((s_me - lo_me) >> 32) - lo_op + w.eval_tempo[me] + w.eval_threat[me, threat_mask(b, me, op)]
+    v = _pattern_sum(b.vsum[me], b.vsum[op])
+    if w.params[P_EVAL_AVG] != 0 and b.meta[M_TABLE] != 0:
+        n = b.meta[M_NMOVES]
+        if n > 0:
+            h = b.vhist[n - 1]
+            v = (v + _pattern_sum(h[me], h[op])) // 2
+    v += w.eval_tempo[me] + w.eval_threat[me, threat_mask(b, me, op)]
     if v > WIN_BOUND - 1:
         v = WIN_BOUND - 1
     elif v < -(WIN_BOUND - 1):
@@ -449,6 +463,8 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
         mode = 1
         if n == 0:
             return -(WIN - ply - 4)
+        if w.params[P_EXTEND] != 0 and ply < MAX_PLY // 2:
+            child_depth = depth  # a forced defence: the threat sequence is searched to its end
     else:
         # a forced win by threes and fours the horizon would not see: ask the threat search
         if beta - alpha > 1 and depth <= w.params[P_VCT_DEPTH] and depth >= 1 and _threat_makers(b, me) > 0:

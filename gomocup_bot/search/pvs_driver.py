@@ -54,6 +54,8 @@ class PvsConfig:
     lmr: bool = True  # late-move reductions (off for the plain `minimax` baseline)
     order: int = 0  # move ordering: 0 the hand-set class tables, 1 the trained tables (pvs.P_ORDER)
     sharp_time: bool = False  # a best move that changes with a mate score plans the whole budget
+    eval_avg: int = 0  # 1: evaluate the mean of this and the previous position's pattern sums (pvs.P_EVAL_AVG)
+    extend: int = 0  # 1: the defence against an open three costs no depth (pvs.P_EXTEND)
 
 
 @dataclass
@@ -91,6 +93,8 @@ class PvsSearcher:
         p[K.P_VCT_DEPTH] = self.config.vct_depth
         p[K.P_VCT_NODES] = self.config.vct_nodes
         p[K.P_ORDER] = self.config.order
+        p[K.P_EVAL_AVG] = self.config.eval_avg
+        p[K.P_EXTEND] = self.config.extend
         if not self.config.lmr:  # the plain baseline: no reductions and no selectivity
             p[K.P_LMR_MIN] = K.MAX_MOVES  # no move index reaches it
             p[K.P_PRUNE] = 0

@@ -80,6 +80,7 @@ def test_incremental_sums_match_scratch(rule: int, k: int) -> None:
     rnd = random.Random(rule * 10 + k)
     size = 11 if k == 5 else 9
     board = with_random_values(new_board(size, size, k, rule), rule + k)
+    before: list[list[int]] = []  # the sums before each move on the stack
     for game in range(3):
         played = 0
         for step in range(60):
@@ -88,10 +89,14 @@ def test_incremental_sums_match_scratch(rule: int, k: int) -> None:
             if played and (not empties or rnd.random() < 0.3):
                 take(board)
                 played -= 1
+                before.pop()
             else:
                 x, y = rnd.choice(empties)
+                before.append(scratch_sums(board))
                 play(board, to_pos(board, x, y), 1 + played % 2)
                 played += 1
+                if k == 5:  # table boards keep the previous position's sums for the evaluation
+                    assert [int(v) for v in board.vhist[played - 1]] == before[-1], (game, step)
             if k > 5:
                 from gomocup_bot.core.board import sync_layer
 
@@ -100,6 +105,7 @@ def test_incremental_sums_match_scratch(rule: int, k: int) -> None:
         while played:
             take(board)
             played -= 1
+            before.pop()
         assert [int(v) for v in board.vsum] == scratch_sums(board)
 
 
@@ -130,19 +136,34 @@ def test_search_evaluation_matches_the_formula(rule: int, tmp_path, monkeypatch)
         rnd = random.Random(5)
         b = new_board(15, 15, 5, rule)
         work = K.new_work(b, K.new_tt(1 << 12), K.default_params(), np.zeros(1, dtype=np.int32))
-        for n in range(40):
-            side = 1 + n % 2
-            me, op = side - 1, 2 - side
+        avg_params = K.default_params()
+        avg_params[K.P_EVAL_AVG] = 1
+        avg_work = K.new_work(b, K.new_tt(1 << 12), avg_params, np.zeros(1, dtype=np.int32))
+        canon_sums: list[tuple[int, int]] = []  # per position: (black's pattern sum, white's) from scratch
+
+        def pattern_sum(me: int, op: int) -> int:
             mine, theirs = weights.tables[names[me]], weights.tables[names[op]]
-            expect = mine.tempo + int(mine.threat[threat_mask(b.cnt[me], b.cnt[op])])
+            total = 0
             pad, stride = int(b.meta[M_PAD]), int(b.meta[M_STRIDE])
             for y in range(15):
                 for x in range(15):
                     q = (y + pad) * stride + x + pad
                     if b.cells[q] == EMPTY:
-                        expect += int(mine.v_self[canon[b.combo[me, q]]]) - int(theirs.v_opp[canon[b.combo[op, q]]])
-            expect = max(-(K.WIN_BOUND - 1), min(K.WIN_BOUND - 1, expect))
-            assert K.evaluate(b, side, work) == expect, n
+                        total += int(mine.v_self[canon[b.combo[me, q]]]) - int(theirs.v_opp[canon[b.combo[op, q]]])
+            return total
+
+        clamp = lambda v: max(-(K.WIN_BOUND - 1), min(K.WIN_BOUND - 1, v))  # noqa: E731
+        for n in range(40):
+            side = 1 + n % 2
+            me, op = side - 1, 2 - side
+            mine = weights.tables[names[me]]
+            extra = mine.tempo + int(mine.threat[threat_mask(b.cnt[me], b.cnt[op])])
+            canon_sums.append((pattern_sum(0, 1), pattern_sum(1, 0)))
+            now = canon_sums[-1][me]
+            assert K.evaluate(b, side, work) == clamp(now + extra), n
+            # averaged: the previous position's sums seen by the same side (the empty board has none)
+            prev = canon_sums[-2][me] if n else now
+            assert K.evaluate(b, side, avg_work) == clamp((now + prev) // 2 + extra), n
             while True:
                 x, y = rnd.randrange(3, 12), rnd.randrange(3, 12)
                 if b.cells[to_pos(b, x, y)] == EMPTY:
