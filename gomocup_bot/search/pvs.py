@@ -61,7 +61,7 @@ P_VCT_THREES = 7  # threes the probe's VCT may use (fours are free)
 P_LMR_SCALE = 8  # log-log reduction scale, hundredths
 P_ORDER = 9  # move-ordering scores: 0 the hand-set class tables, 1 the weights file's trained tables
 P_EVAL_AVG = 10  # 1: the pattern sums are the mean of this and the previous position's (damps the swing)
-P_EXTEND = 11  # 1: answering the opponent's open three (a flex four to stop) costs no depth
+P_EXTEND = 11  # answering the opponent's open three (a flex four to stop) costs no depth: 1 everywhere, 2 at PV nodes
 P_LEN = 12
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
@@ -463,7 +463,8 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
         mode = 1
         if n == 0:
             return -(WIN - ply - 4)
-        if w.params[P_EXTEND] != 0 and ply < MAX_PLY // 2:
+        ext = w.params[P_EXTEND]
+        if ext != 0 and ply < MAX_PLY // 2 and (ext == 1 or beta - alpha > 1):
             child_depth = depth  # a forced defence: the threat sequence is searched to its end
     else:
         # a forced win by threes and fours the horizon would not see: ask the threat search
