@@ -104,6 +104,15 @@ class Model:
         np.add.at(out, me + 2 * N_CANON + rows.mask.astype(np.int64), g)
         return out / max(len(rows), 1)
 
+    def trainable(self, part: str) -> np.ndarray:
+        """1.0 where a parameter may move: ``all``, or ``threat`` (the threat tables alone, the
+        pattern-code tables kept as they start: far fewer values for the data to pin down)."""
+        mask = np.ones(len(self.w0))
+        if part == "threat":
+            for t in range(len(self.unique)):
+                mask[t * self.block:t * self.block + 2 * N_CANON] = 0.0
+        return mask
+
     def tables(self, w: np.ndarray, start: dict[str, EvalTable]) -> dict[str, EvalTable]:
         """The fitted values as tables (the ordering scores kept from ``start``)."""
         out = {}
@@ -121,8 +130,10 @@ def labels(rows: features.Rows, lam: float, scale: float) -> np.ndarray:
 
 
 def fit(rows: features.Rows, model: Model, lam: float, l2: float, iters: int, lr: float = 0.02,
-        log=print) -> np.ndarray:
-    """Full-batch Adam on the blended cross-entropy with an L2 pull towards the start."""
+        log=print, part: str = "all") -> np.ndarray:
+    """Full-batch Adam on the blended cross-entropy with an L2 pull towards the start (only the
+    parameters of ``part`` move, `Model.trainable`)."""
+    trainable = model.trainable(part)
     y = labels(rows, lam, model.scale)
     own, opp = rows.own.astype(np.float32), rows.opp.astype(np.float32)
     rows = features.Rows(own, opp, rows.mask, rows.colour, rows.result, rows.score, rows.game)
@@ -132,7 +143,7 @@ def fit(rows: features.Rows, model: Model, lam: float, l2: float, iters: int, lr
     b1, b2 = 0.9, 0.999
     for it in range(1, iters + 1):
         p = _sigmoid(model.logits(w, rows))
-        g = model.gradient(w, rows, p - y) + l2 * (w - model.w0)
+        g = (model.gradient(w, rows, p - y) + l2 * (w - model.w0)) * trainable
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
         w -= lr * (m / (1 - b1**it)) / (np.sqrt(v / (1 - b2**it)) + 1e-8)
@@ -142,7 +153,7 @@ def fit(rows: features.Rows, model: Model, lam: float, l2: float, iters: int, lr
 
 
 def train_rule(rule: str, rows: features.Rows, start: EvalWeights, lam: float, l2: float, iters: int,
-               log=print) -> Fit:
+               log=print, part: str = "all") -> Fit:
     names = GROUPS[rule]
     model = Model(names, start.tables, start.scale)
     test = rows.game % 10 == 0
@@ -150,9 +161,9 @@ def train_rule(rule: str, rows: features.Rows, start: EvalWeights, lam: float, l
     train, held = pick(rows, ~test), pick(rows, test)
     log(f"{rule}: {len(train)} training rows, {len(held)} held out ({len(np.unique(rows.game))} games)")
     t0 = time.monotonic()
-    w = fit(train, model, lam, l2, iters, log=log)
+    w = fit(train, model, lam, l2, iters, log=log, part=part)
     report = {"rows": int(len(train)), "held_out_rows": int(len(held)), "games": int(len(np.unique(rows.game))),
-              "lambda": lam, "l2": l2, "iterations": iters, "seconds": round(time.monotonic() - t0, 1)}
+              "lambda": lam, "l2": l2, "iterations": iters, "part": part, "seconds": round(time.monotonic() - t0, 1)}
     for label, y in (("result", held.result), ("blended", labels(held, lam, model.scale))):
         for which, ww in (("start", model.w0), ("fit", w)):
             report[f"held_out_{label}_loss_{which}"] = round(log_loss(_sigmoid(model.logits(ww, held)), y), 4)
@@ -198,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="weight of the game result in the label, the rest the search's value (default 0.5)")
     ap.add_argument("--l2", type=float, default=1e-4, help="L2 pull towards the start (default 1e-4)")
     ap.add_argument("--iters", type=int, default=600, help="full-batch Adam steps (default 600)")
+    ap.add_argument("--part", choices=("all", "threat"), default="all",
+                    help="what the fit may change: every table (default), or only the threat tables over "
+                         "the starting pattern-code values")
     ap.add_argument("--no-ordering", dest="ordering", action="store_false",
                     help="keep the starting move-ordering tables instead of fitting them to the played moves")
     args = ap.parse_args(argv)
@@ -224,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(rows) < 100:
             log(f"{rule}: too few positions to fit; kept the starting tables")
             continue
-        result = train_rule(rule, rows, start, args.lam, args.l2, args.iters, log=log)
+        result = train_rule(rule, rows, start, args.lam, args.l2, args.iters, log=log, part=args.part)
         tables.update(result.tables)
         notes["trained"][rule] = result.report
         if args.ordering:

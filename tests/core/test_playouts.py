@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gomocup_bot.core.board import board_from_rows, new_board, to_pos
+from gomocup_bot.core.board import HISTORY_FIELDS, board_from_rows, new_board, to_pos
 from gomocup_bot.core.constants import BLACK, RULE_FREESTYLE, WHITE
 from gomocup_bot.core.playouts import KIND_HEAVY, KIND_LIGHT, heavy_playout, light_playout, light_work_size, playout_batch
 from gomocup_bot.core.rng import new_rng
@@ -18,7 +18,7 @@ def snapshot(board):
 
 def same(board, snap):
     """Everything equal except the stack's unused tail (unmake does not wipe it)."""
-    return all(np.array_equal(a, b) for a, b, name in zip(board, snap, board._fields) if name != "stack")
+    return all(np.array_equal(a, b) for a, b, name in zip(board, snap, board._fields) if name not in HISTORY_FIELDS)
 
 
 def run(board, colour, kind, count, max_plies=0, seed=1, stop=None):

@@ -102,6 +102,16 @@ def test_train_eval_fits_and_writes_a_loadable_file(games, tmp_path) -> None:
     assert log_loss(_sigmoid(fitted.logits(fitted.w0, rows)), y) < log_loss(_sigmoid(start.logits(start.w0, rows)), y)
 
 
+def test_train_eval_part_threat_moves_only_the_threat_tables(games, tmp_path) -> None:
+    out = tmp_path / "w.gbw"
+    proc = run("train-eval", str(games), "--out", str(out), "--iters", "150", "--part", "threat", "--no-ordering")
+    assert proc.returncode == 0, proc.stderr
+    w, start = load(out).tables["freestyle"], load().tables["freestyle"]
+    assert np.array_equal(w.v_self, start.v_self) and np.array_equal(w.v_opp, start.v_opp)
+    assert not np.array_equal(w.threat, start.threat)
+    assert load(out).notes["trained"]["freestyle"]["part"] == "threat"
+
+
 def test_match_games_become_result_labelled_rows(tmp_path) -> None:
     db = tmp_path / "m.sqlite"
     proc = subprocess.run([sys.executable, "-m", "tournament.cli", "match", "builtin:greedy", "builtin:random",
