@@ -13,7 +13,10 @@ which play out), ``prior`` (MCTS: class | score -- priors from the threat classe
 or line scores), ``final`` (robust | max | max-robust), ``level``,
 ``root_nodes`` (the root threat search's node budget), ``defence`` (quick | rounds, below), ``threads`` (1 | 2: the second core searches too -- alpha-beta with a lazy-SMP helper thread,
 MCTS with a second tree (``parallel=root``) or on one shared tree (``parallel=tree``); defaults
-below), ``reuse`` (MCTS: keep the tree from one move to the next).
+below), ``reuse`` (MCTS: keep the tree from one move to the next); the PVS's ``eval_avg`` (1, the
+default: the evaluation's pattern sums averaged over this and the previous position), ``extend``
+(the forced defence against an open three costs no depth: 1 everywhere, 2 at PV nodes; off),
+``iteration_start`` / ``iteration_end`` (shares of the planned time that start another iteration).
 """
 from __future__ import annotations
 
@@ -46,7 +49,7 @@ DEFAULT_VCT_DEPTH = 0
 DEFAULT_VCT_NODES = 300
 DEFAULT_LMR_SCALE = 100
 DEFAULT_ORDER = 0  # move ordering: 0 the hand-set class tables, 1 the trained ones (option ``order``)
-DEFAULT_EVAL_AVG = 0  # option ``eval_avg``: 1 averages the pattern sums over the last two positions
+DEFAULT_EVAL_AVG = 1  # option ``eval_avg``: the pattern sums averaged over the last two positions (0: this one only)
 DEFAULT_EXTEND = 0  # option ``extend``: the forced defence against an open three one ply deeper (1 everywhere, 2 at PV nodes)
 DEFAULT_SHARP_TIME = False  # option ``sharp_time``: plan the whole budget when defending a forced win
 DEFAULT_ROOT_NODES = 300_000  # the root's own threat search (the opponent's gets half)

@@ -54,7 +54,7 @@ class PvsConfig:
     lmr: bool = True  # late-move reductions (off for the plain `minimax` baseline)
     order: int = 0  # move ordering: 0 the hand-set class tables, 1 the trained tables (pvs.P_ORDER)
     sharp_time: bool = False  # a best move that changes with a mate score plans the whole budget
-    eval_avg: int = 0  # 1: evaluate the mean of this and the previous position's pattern sums (pvs.P_EVAL_AVG)
+    eval_avg: int = 1  # 1: evaluate the mean of this and the previous position's pattern sums (pvs.P_EVAL_AVG)
     extend: int = 0  # the defence against an open three costs no depth: 1 everywhere, 2 at PV nodes (pvs.P_EXTEND)
 
 
