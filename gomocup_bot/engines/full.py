@@ -49,8 +49,6 @@ DEFAULT_VCT_DEPTH = 0
 DEFAULT_VCT_NODES = 300
 DEFAULT_LMR_SCALE = 100
 DEFAULT_ORDER = 0  # move ordering: 0 the hand-set class tables, 1 the trained ones (option ``order``)
-DEFAULT_EVAL_AVG = 1  # option ``eval_avg``: the pattern sums averaged over the last two positions (0: this one only)
-DEFAULT_EXTEND = 0  # option ``extend``: the forced defence against an open three one ply deeper (1 everywhere, 2 at PV nodes)
 DEFAULT_SHARP_TIME = False  # option ``sharp_time``: plan the whole budget when defending a forced win
 DEFAULT_ROOT_NODES = 300_000  # the root's own threat search (the opponent's gets half)
 TACTICS_SHARE = 0.4  # of the planned time, at most, for the root's threat checks
@@ -157,8 +155,8 @@ class FullEngine(SearchEngineBase):
                                                                                      float),
                                                          qdepth=self.option("qdepth", PvsConfig.qdepth, int),
                                                          order=self.option("order", DEFAULT_ORDER, int),
-                                                         eval_avg=self.option("eval_avg", DEFAULT_EVAL_AVG, int),
-                                                         extend=self.option("extend", DEFAULT_EXTEND, int),
+                                                         eval_avg=self.option("eval_avg", PvsConfig.eval_avg, int),
+                                                         extend=self.option("extend", PvsConfig.extend, int),
                                                          sharp_time=self.sharp_time))
 
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:

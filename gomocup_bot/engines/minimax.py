@@ -24,7 +24,8 @@ class MinimaxEngine(SearchEngineBase):
     def __init__(self, level=None, **options) -> None:
         super().__init__(level, **options)
         self.config = PvsConfig(threads=1, width=max(1, self.option("width", 14, int)),
-                                max_depth=max(1, self.option("max_depth", 30, int)), qdepth=0, lmr=False)
+                                max_depth=max(1, self.option("max_depth", 30, int)), qdepth=0, lmr=False,
+                                eval_avg=0)  # the plain baseline keeps the one-position evaluation
         self.tactics = self.option("tactics", False, bool)
         self._searcher: PvsSearcher | None = None
         self._tt_bytes = 0
