@@ -6,6 +6,11 @@ with a four, and the generating search gave it a value short of a proven result 
 root's threat checks decided carries no value). Its row holds, for the mover and for the opponent,
 how many empty squares carry each canonical code (`core.evaltables`), the threat mask, the colour
 to move, the game's result for the mover (1 won, 0 lost, 0.5 drawn) and the search's value.
+
+With ``average`` the code counts are the mean of this position's and the previous one's (before
+the opponent's last move, the same colours as mover and opponent): the pattern part the PVS
+evaluates with ``eval_avg`` (search.pvs.evaluate), so the fit is of the function the search uses.
+The threat mask stays this position's, as in the search.
 """
 from __future__ import annotations
 
@@ -55,14 +60,21 @@ def _board_squares(b) -> np.ndarray:
     return np.array([(y + pad) * stride + x + pad for y in range(h) for x in range(w)], dtype=np.int64)
 
 
-def game_rows(rec: GameRecord) -> Rows:
-    """The kept positions of one game."""
+def _counts(b, canon: np.ndarray, squares: np.ndarray) -> np.ndarray:
+    """int[2, N_CANON]: black's and white's empty squares by canonical code."""
+    empty = squares[b.cells[squares] == EMPTY]
+    return np.stack([np.bincount(canon[b.combo[c, empty]], minlength=N_CANON) for c in (0, 1)])
+
+
+def game_rows(rec: GameRecord, average: bool = False) -> Rows:
+    """The kept positions of one game (``average``: the counts averaged over two plies)."""
     canon = canonical_index()
     b = new_board(rec.size, rec.size, 5, RULE_CODES[rec.rule])
     squares = _board_squares(b)
     moves = rec.move_list()
     searched = any(v is not None for v in rec.scores)  # else a match game: its result is the label
     own, opp, mask, colour, result, score = [], [], [], [], [], []
+    previous = _counts(b, canon, squares) if average else None
     for i, (x, y) in enumerate(moves):
         side = 1 + i % 2
         value = rec.scores[i] if i < len(rec.scores) else None
@@ -71,22 +83,27 @@ def game_rows(rec: GameRecord) -> Rows:
         if i >= rec.opening and value is not None and not abs(value) >= WIN_BOUND:
             me, op = side - 1, 2 - side
             if not forced(b.cnt[me], b.cnt[op]):
-                empty = squares[b.cells[squares] == EMPTY]
-                own.append(np.bincount(canon[b.combo[me, empty]], minlength=N_CANON))
-                opp.append(np.bincount(canon[b.combo[op, empty]], minlength=N_CANON))
+                now = _counts(b, canon, squares)
+                if average:
+                    now = (now + previous) / 2
+                own.append(now[me])
+                opp.append(now[op])
                 mask.append(threat_mask(b.cnt[me], b.cnt[op]))
                 colour.append(side)
                 result.append(0.5 if rec.winner == 0 else float(rec.winner == side))
                 score.append(float(value))
+        if average:
+            previous = _counts(b, canon, squares)
         play(b, to_pos(b, x, y), side)
     n = len(mask)
-    return Rows(np.array(own, dtype=np.uint8).reshape(n, N_CANON), np.array(opp, dtype=np.uint8).reshape(n, N_CANON),
+    kind = np.float32 if average else np.uint8  # halves when averaged
+    return Rows(np.array(own, dtype=kind).reshape(n, N_CANON), np.array(opp, dtype=kind).reshape(n, N_CANON),
                 np.array(mask, dtype=np.int16), np.array(colour, dtype=np.int8), np.array(result, dtype=np.float32),
                 np.array(score, dtype=np.float32), np.full(n, rec.id, dtype=np.int32))
 
 
-def rows_of(records) -> Rows:
-    parts = [game_rows(r) for r in records]
+def rows_of(records, average: bool = False) -> Rows:
+    parts = [game_rows(r, average) for r in records]
     parts = [p for p in parts if len(p)]
     if not parts:
         return Rows(np.zeros((0, N_CANON), np.uint8), np.zeros((0, N_CANON), np.uint8), np.zeros(0, np.int16),

@@ -24,10 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
-from gomocup_bot.core.evaltables import N_CANON, N_THREAT, TABLE_NAMES, EvalTable, EvalWeights, load, save
+from gomocup_bot.core.classes import C_FIVE, C_FLEX4, C_THREE, N_CODES
+from gomocup_bot.core.evaltables import CANONICAL, N_CANON, N_THREAT, TABLE_NAMES, EvalTable, EvalWeights, load, save
 from gomocup_bot.training import features, ordering, records
 
 # the tables each rule's data trains: (black's, white's)
+N_CLASSES = 15  # threat classes (core.classes: C_NONE .. C_FIVE)
 GROUPS = {"freestyle": ("freestyle", "freestyle"), "standard": ("standard", "standard"),
           "renju": ("renju-black", "renju-white"), "caro": ("caro", "caro")}
 # a table without data of its own starts from (and is written as) another rule's fit
@@ -113,6 +115,34 @@ class Model:
                 mask[t * self.block:t * self.block + 2 * N_CANON] = 0.0
         return mask
 
+    def basis(self, part: str) -> np.ndarray:
+        """float[len(w0), k]: the ``factored`` model's directions. A code's value for each side moves
+        by a value of its threat class plus one value per line code it holds (four lines): a few
+        dozen numbers per table, which 50 k positions pin down where 3,640 free values are noise.
+        Codes of classes no training row holds (the mover's open four or five, the opponent's five:
+        such positions are forced, not kept) keep their start values instead of following the
+        line values. ``shape``: only the codes below an open three move (twos, ones, closed
+        threes: the positional part); the tactical classes keep their values."""
+        from gomocup_bot.training.classic import canonical_classes
+
+        counts = np.zeros((N_CANON, N_CODES))
+        for i, codes in enumerate(CANONICAL):
+            for c in codes:
+                counts[i, c] += 1
+        per_side = N_CLASSES + N_CODES
+        out = np.zeros((len(self.w0), 2 * per_side * len(self.unique)))
+        for t, name in enumerate(self.unique):
+            cls = canonical_classes(name == "renju-black")
+            for side, unseen in ((0, (C_FLEX4, C_FIVE)), (1, (C_FIVE,))):  # v_self, v_opp
+                rows = slice(t * self.block + side * N_CANON, t * self.block + (side + 1) * N_CANON)
+                col = (2 * t + side) * per_side
+                seen = ~np.isin(cls, unseen)[:, None]
+                if part == "shape":
+                    seen &= (cls < C_THREE)[:, None]
+                out[rows, col:col + N_CLASSES] = np.eye(N_CLASSES)[cls] * seen
+                out[rows, col + N_CLASSES:col + per_side] = counts * seen
+        return out
+
     def tables(self, w: np.ndarray, start: dict[str, EvalTable]) -> dict[str, EvalTable]:
         """The fitted values as tables (the ordering scores kept from ``start``)."""
         out = {}
@@ -129,27 +159,39 @@ def labels(rows: features.Rows, lam: float, scale: float) -> np.ndarray:
     return np.where(np.isnan(rows.score), rows.result, blended)
 
 
-def fit(rows: features.Rows, model: Model, lam: float, l2: float, iters: int, lr: float = 0.02,
+FACTORED_LR = 0.002  # a factored value moves every code that holds it: a tenth of the tables' step
+
+
+def fit(rows: features.Rows, model: Model, lam: float, l2: float, iters: int, lr: float | None = None,
         log=print, part: str = "all") -> np.ndarray:
     """Full-batch Adam on the blended cross-entropy with an L2 pull towards the start (only the
-    parameters of ``part`` move, `Model.trainable`)."""
+    parameters of ``part`` move, `Model.trainable`; ``factored``: the few values of
+    `Model.basis` move, and every code's value follows from them)."""
+    basis = model.basis(part) if part in ("factored", "shape") else None
+    lr = lr if lr is not None else (FACTORED_LR if basis is not None else 0.02)
     trainable = model.trainable(part)
     y = labels(rows, lam, model.scale)
     own, opp = rows.own.astype(np.float32), rows.opp.astype(np.float32)
     rows = features.Rows(own, opp, rows.mask, rows.colour, rows.result, rows.score, rows.game)
-    w = model.w0.copy()
-    m = np.zeros_like(w)
-    v = np.zeros_like(w)
+    theta = np.zeros(basis.shape[1]) if basis is not None else model.w0.copy()
+    weights = (lambda t: model.w0 + basis @ t) if basis is not None else (lambda t: t)  # noqa: E731
+    m = np.zeros_like(theta)
+    v = np.zeros_like(theta)
     b1, b2 = 0.9, 0.999
     for it in range(1, iters + 1):
+        w = weights(theta)
         p = _sigmoid(model.logits(w, rows))
-        g = (model.gradient(w, rows, p - y) + l2 * (w - model.w0)) * trainable
+        grad = model.gradient(w, rows, p - y)
+        if basis is not None:
+            g = basis.T @ grad + l2 * theta
+        else:
+            g = (grad + l2 * (w - model.w0)) * trainable
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
-        w -= lr * (m / (1 - b1**it)) / (np.sqrt(v / (1 - b2**it)) + 1e-8)
+        theta -= lr * (m / (1 - b1**it)) / (np.sqrt(v / (1 - b2**it)) + 1e-8)
         if it % 100 == 0 or it == iters:
             log(f"  iteration {it}: train loss {log_loss(p, y):.4f}")
-    return w
+    return weights(theta)
 
 
 def train_rule(rule: str, rows: features.Rows, start: EvalWeights, lam: float, l2: float, iters: int,
@@ -209,9 +251,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="weight of the game result in the label, the rest the search's value (default 0.5)")
     ap.add_argument("--l2", type=float, default=1e-4, help="L2 pull towards the start (default 1e-4)")
     ap.add_argument("--iters", type=int, default=600, help="full-batch Adam steps (default 600)")
-    ap.add_argument("--part", choices=("all", "threat"), default="all",
-                    help="what the fit may change: every table (default), or only the threat tables over "
-                         "the starting pattern-code values")
+    ap.add_argument("--part", choices=("all", "threat", "factored", "shape"), default="all",
+                    help="what the fit may change: every table (default); only the threat tables over "
+                         "the starting pattern-code values; or 'factored': each code's value moves by a "
+                         "value of its threat class plus one per line code (a few dozen values a table); "
+                         "'shape': the same for the codes below an open three only")
+    ap.add_argument("--average", action="store_true",
+                    help="fit rows whose code counts average this position and the previous one, the "
+                         "evaluation the PVS uses with eval_avg=1 (the default); without it one position")
     ap.add_argument("--no-ordering", dest="ordering", action="store_false",
                     help="keep the starting move-ordering tables instead of fitting them to the played moves")
     args = ap.parse_args(argv)
@@ -233,14 +280,14 @@ def main(argv: list[str] | None = None) -> int:
         if not recs:
             continue
         t0 = time.monotonic()
-        rows = features.rows_of(recs)
+        rows = features.rows_of(recs, average=args.average)
         log(f"{rule}: {len(recs)} games -> {len(rows)} positions in {time.monotonic() - t0:.0f} s")
         if len(rows) < 100:
             log(f"{rule}: too few positions to fit; kept the starting tables")
             continue
         result = train_rule(rule, rows, start, args.lam, args.l2, args.iters, log=log, part=args.part)
         tables.update(result.tables)
-        notes["trained"][rule] = result.report
+        notes["trained"][rule] = result.report | {"average": args.average}
         if args.ordering:
             report = train_ordering(rule, recs, tables, args.iters, log=log)
             if report:

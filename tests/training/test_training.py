@@ -129,3 +129,70 @@ def test_match_games_become_result_labelled_rows(tmp_path) -> None:
 
     assert np.array_equal(labels(rows, 0.5, 250.0), rows.result)  # the result alone
     assert run("records-from-db", str(tmp_path / "absent.sqlite"), "--out", str(out)).returncode != 0
+
+
+def test_averaged_rows_are_the_searchs_averaged_evaluation(games) -> None:
+    """`--average` rows read by the model give what `search.pvs.evaluate` returns with eval_avg=1
+    on the same positions (within the search's integer halving), and the plain rows what it
+    returns without: the fit is of the function the search uses."""
+    from gomocup_bot.core.board import new_board, play
+    from gomocup_bot.search import pvs as K
+    from gomocup_bot.training.train import Model
+
+    recs = list(records.read(games))[:3]
+    weights = load()
+    model = Model(("freestyle", "freestyle"), weights.tables, weights.scale)
+    checked = 0
+    for average in (0, 1):
+        params = K.default_params()
+        params[K.P_EVAL_AVG] = average
+        for rec in recs:
+            rows = features.game_rows(rec, average=bool(average))
+            logits = model.logits(model.w0, rows) * weights.scale
+            b = new_board(15, 15, 5, RULE_FREESTYLE)
+            work = K.new_work(b, K.new_tt(1 << 12), params, np.zeros(1, dtype=np.int32))
+            expected = []
+            moves = rec.move_list()
+            for i, (x, y) in enumerate(moves):
+                value = rec.scores[i] if i < len(rec.scores) else None
+                if i >= rec.opening and value is not None and abs(value) < features.WIN_BOUND:
+                    side = 1 + i % 2
+                    if not features.forced(b.cnt[side - 1], b.cnt[2 - side]):
+                        expected.append(K.evaluate(b, side, work))
+                play(b, to_pos(b, x, y), 1 + i % 2)
+            assert len(expected) == len(rows)
+            assert np.all(np.abs(logits - np.array(expected)) <= (0.51 if average else 1e-6))
+            checked += len(rows)
+    assert checked > 40
+
+
+@pytest.mark.parametrize("part", ["factored", "shape"])
+def test_train_eval_factored_moves_codes_by_class_and_line_values(games, tmp_path, part) -> None:
+    """`--part factored`: every code's change is its class's value plus one value per line code
+    it holds (a least-squares solve reproduces the changes up to the tables' integer rounding),
+    and the codes no training row can hold (the mover's open four or five) keep their values;
+    `--part shape` the same, with every code from an open three up kept as it was."""
+    from gomocup_bot.core.classes import C_FIVE, C_FLEX4, C_THREE
+    from gomocup_bot.core.evaltables import CANONICAL
+    from gomocup_bot.training.classic import canonical_classes
+
+    out = tmp_path / "w.gbw"
+    proc = run("train-eval", str(games), "--out", str(out), "--iters", "150", "--part", part, "--average",
+               "--no-ordering")
+    assert proc.returncode == 0, proc.stderr
+    fitted, start = load(out).tables["freestyle"], load().tables["freestyle"]
+    assert load(out).notes["trained"]["freestyle"]["part"] == part
+    assert load(out).notes["trained"]["freestyle"]["average"] is True
+    cls = canonical_classes(False)
+    counts = np.zeros((N_CANON, 13))
+    for i, codes in enumerate(CANONICAL):
+        for c in codes:
+            counts[i, c] += 1
+    design = np.hstack([np.eye(15)[cls], counts])
+    for name, unseen in (("v_self", (C_FLEX4, C_FIVE)), ("v_opp", (C_FIVE,))):
+        delta = getattr(fitted, name).astype(float) - getattr(start, name)
+        fixed = np.isin(cls, unseen) | ((cls >= C_THREE) if part == "shape" else False)
+        assert not delta[fixed].any()
+        assert np.abs(delta[~fixed]).max() > 1  # it moved
+        coef, *_ = np.linalg.lstsq(design[~fixed], delta[~fixed], rcond=None)
+        assert np.abs(design[~fixed] @ coef - delta[~fixed]).max() <= 1.0  # rounding only
