@@ -27,6 +27,13 @@ every blunder found there, with the position right before it. `verify` checks ea
    deep as the blunder's own VCT (`length` threat moves, RECHECK_NODES nodes): a move it refutes
    goes, a move it settles is recorded with that depth in `proofs`.
 
+6. `deepen` (on the written set): each holding and unconfirmed move once more against deeper
+   threats. The brain's own threat solver screens it (up to DEEPEN_THREES threes, DEEPEN_NODES
+   nodes; fast, but brain code); a VCT it finds is only a lead: the independent solver must prove
+   it (`replies` up to CONFIRM_EXTRA threat moves deeper than the lead's line, whose other
+   branches may need more, CONFIRM_NODES nodes) before the move goes. A second pass with
+   `--floor 12 --nodes 10000000` settles leads the first pass could not prove that shallow.
+
 A position is kept when its blunder is proven and at least one move holds and is confirmed. The
 candidates are appended to `--out` one per line as they are done (a stopped run starts again where
 it was: positions already in the file are skipped). `select` writes the set, one record per position.
@@ -56,6 +63,9 @@ BLUNDER_NODES = 100_000
 OWN_DEPTH, OWN_NODES = 5, 20_000  # D's own VCT (only a found win matters)
 CHECK_DEPTH, CHECK_NODES = 4, 20_000  # the solver's cross-check of each holding move
 RECHECK_NODES = 100_000  # the solver again on each holding move, as deep as the blunder's VCT
+DEEPEN_THREES, DEEPEN_NODES = 9, 2_000_000  # the brain's solver screening each holding move (step 6)
+CONFIRM_NODES = 3_000_000  # the independent solver proving a lead of the screen
+CONFIRM_EXTRA = 4  # ... this many threat moves deeper than the lead's principal line
 QUICK, LONG = 0.3, 3.0  # seconds of the engine per defender move
 
 
@@ -273,6 +283,65 @@ def recheck(path: Path) -> None:
     write_set(path, doc)
 
 
+def _screen(rec: dict, move: tuple[int, int]) -> tuple[int, int]:
+    """The brain's threat solver on the position after ``move``: (the threat moves of a VCT it
+    found for the attacker, 0 if none; nodes)."""
+    import numpy as np
+
+    from gomocup_bot.core.board import board_from_stones, play, take, to_pos
+    from gomocup_bot.core.constants import RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
+    from gomocup_bot.search.vct import WIN, ThreatSolver
+
+    rule = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU}[rec["rule"]]
+    board = board_from_stones(SIZE, SIZE, [tuple(m) for m in rec["moves"]], 5, rule)
+    d = rec["to_move"]
+    play(board, to_pos(board, *move), d)
+    try:
+        solver = ThreatSolver(board, np.zeros(1, dtype=np.int32))
+        result, line, nodes = solver.run(board, 3 - d, vct=True, max_depth=DEEPEN_THREES, max_nodes=DEEPEN_NODES)
+    finally:
+        take(board)
+    return ((len(line) + 1) // 2 - 1 if result == WIN else 0), nodes
+
+
+def deepen(path: Path, floor: int = 0, nodes: int = CONFIRM_NODES) -> None:
+    """Step 6, on a written set: a holding (or unconfirmed) move goes when the brain's solver finds a
+    deeper VCT after it and the independent solver proves one as deep; a position left without a
+    holding move goes too. The independent solver searches at least ``floor`` threat moves deep
+    (a second pass with a high floor settles the leads a first pass left open), with ``nodes``."""
+    doc = json.loads(path.read_text())
+    kept = []
+    for rec in doc["positions"]:
+        rules = RULES[rec["rule"]]
+        stones = [tuple(m) for m in rec["moves"]]
+        refuted = []
+        for group in ("holding", "unconfirmed"):
+            for m in [tuple(m) for m in rec[group]]:
+                t0 = time.monotonic()
+                depth, screened = _screen(rec, m)
+                if not depth:
+                    continue
+                status, used, _ = T.replies(SIZE, rules, stones, rec["to_move"],
+                                            max(depth + CONFIRM_EXTRA, floor), nodes, moves=[m])[m]
+                print(f"  {rec['source']} {m}: the screen's VCT of {depth} threat moves ({screened} nodes); independent "
+                      f"solver {status} ({used} nodes, {time.monotonic() - t0:.0f} s)", file=sys.stderr, flush=True)
+                if status == T.WIN:
+                    refuted.append(m)
+        if refuted:
+            keep = [i for i, m in enumerate(rec["holding"]) if tuple(m) not in refuted]
+            rec["holding"] = [rec["holding"][i] for i in keep]
+            rec["winrate"] = [rec["winrate"][i] for i in keep]
+            rec["proofs"] = [rec["proofs"][i] for i in keep]
+            rec["unconfirmed"] = [m for m in rec["unconfirmed"] if tuple(m) not in refuted]
+            rec.setdefault("refuted", [])
+            rec["refuted"] += [list(m) for m in refuted]
+        print(f"{rec['source']}: {len(refuted)} refuted deeper, {len(rec['holding'])} hold", file=sys.stderr, flush=True)
+        if rec["holding"]:
+            kept.append(rec)
+    doc["positions"] = kept
+    write_set(path, doc)
+
+
 def write_set(path: Path, doc: dict) -> None:
     text = json.dumps(doc, separators=(",", ":")).replace('{"rule"', '\n{"rule"')
     path.write_text(text + "\n")
@@ -301,6 +370,10 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("--out", type=Path, required=True)
     r = sub.add_parser("recheck", help="the solver again on a written set's holding moves, as deep as each blunder's VCT")
     r.add_argument("set", type=Path)
+    dp = sub.add_parser("deepen", help="screen each holding move for deeper VCTs; the independent solver decides")
+    dp.add_argument("set", type=Path)
+    dp.add_argument("--floor", type=int, default=0, help="the independent solver's least depth in threat moves")
+    dp.add_argument("--nodes", type=int, default=CONFIRM_NODES, help="the independent solver's node budget a move")
     args = ap.parse_args(argv)
     if args.cmd == "verify":
         i, n = (int(v) for v in args.shard.split("/"))
@@ -308,8 +381,10 @@ def main(argv: list[str] | None = None) -> None:
                  args.limit, (i, n))
     elif args.cmd == "select":
         select(args.candidates, args.out)
-    else:
+    elif args.cmd == "recheck":
         recheck(args.set)
+    else:
+        deepen(args.set, args.floor, args.nodes)
 
 
 if __name__ == "__main__":
