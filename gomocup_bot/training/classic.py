@@ -18,7 +18,7 @@ CLASS_OPP = np.array([0, 0, -3, -2, 5, 4, 6, 12, 35, 94, 43, 94, 223, 152, 0, 0]
 CLASS_TEMPO = -17
 
 
-def _canonical_counts() -> np.ndarray:
+def canonical_counts() -> np.ndarray:
     counts = np.zeros((len(CANONICAL), N_CODES), dtype=np.int32)
     for i, codes in enumerate(CANONICAL):
         for c in codes:
@@ -28,12 +28,12 @@ def _canonical_counts() -> np.ndarray:
 
 def canonical_classes(renju_black: bool) -> np.ndarray:
     """The threat class of each canonical code."""
-    return classify(_canonical_counts(), renju_black)
+    return classify(canonical_counts(), renju_black)
 
 
 def class_ordering() -> tuple[np.ndarray, np.ndarray]:
     """The hand-set ordering scores by code (`classes.combo_tables`' rows, by the plain class)."""
-    counts = _canonical_counts()
+    counts = canonical_counts()
     plain = classify(counts, False)
     lines = (counts * LINE_ORDER[None, :]).sum(axis=1)
     return ATTACK_ORDER[plain] + lines, DEFEND_ORDER[plain] + lines

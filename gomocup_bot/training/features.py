@@ -74,8 +74,9 @@ def game_rows(rec: GameRecord, average: bool = False) -> Rows:
     moves = rec.move_list()
     searched = any(v is not None for v in rec.scores)  # else a match game: its result is the label
     own, opp, mask, colour, result, score = [], [], [], [], [], []
-    previous = _counts(b, canon, squares) if average else None
+    previous = None
     for i, (x, y) in enumerate(moves):
+        current = _counts(b, canon, squares) if average else None  # also the next ply's previous
         side = 1 + i % 2
         value = rec.scores[i] if i < len(rec.scores) else None
         if not searched and i >= rec.opening and i < len(moves) - 1:
@@ -83,17 +84,14 @@ def game_rows(rec: GameRecord, average: bool = False) -> Rows:
         if i >= rec.opening and value is not None and not abs(value) >= WIN_BOUND:
             me, op = side - 1, 2 - side
             if not forced(b.cnt[me], b.cnt[op]):
-                now = _counts(b, canon, squares)
-                if average:
-                    now = (now + previous) / 2
+                now = (current + (current if previous is None else previous)) / 2 if average else _counts(b, canon, squares)
                 own.append(now[me])
                 opp.append(now[op])
                 mask.append(threat_mask(b.cnt[me], b.cnt[op]))
                 colour.append(side)
                 result.append(0.5 if rec.winner == 0 else float(rec.winner == side))
                 score.append(float(value))
-        if average:
-            previous = _counts(b, canon, squares)
+        previous = current
         play(b, to_pos(b, x, y), side)
     n = len(mask)
     kind = np.float32 if average else np.uint8  # halves when averaged

@@ -25,11 +25,11 @@ from pathlib import Path
 import numpy as np
 
 from gomocup_bot.core.classes import C_FIVE, C_FLEX4, C_THREE, N_CODES
-from gomocup_bot.core.evaltables import CANONICAL, N_CANON, N_THREAT, TABLE_NAMES, EvalTable, EvalWeights, load, save
+from gomocup_bot.core.evaltables import N_CANON, N_THREAT, TABLE_NAMES, EvalTable, EvalWeights, load, save
 from gomocup_bot.training import features, ordering, records
 
+N_CLASSES = C_FIVE + 1  # threat classes (core.classes: C_NONE .. C_FIVE)
 # the tables each rule's data trains: (black's, white's)
-N_CLASSES = 15  # threat classes (core.classes: C_NONE .. C_FIVE)
 GROUPS = {"freestyle": ("freestyle", "freestyle"), "standard": ("standard", "standard"),
           "renju": ("renju-black", "renju-white"), "caro": ("caro", "caro")}
 # a table without data of its own starts from (and is written as) another rule's fit
@@ -123,12 +123,9 @@ class Model:
         such positions are forced, not kept) keep their start values instead of following the
         line values. ``shape``: only the codes below an open three move (twos, ones, closed
         threes: the positional part); the tactical classes keep their values."""
-        from gomocup_bot.training.classic import canonical_classes
+        from gomocup_bot.training.classic import canonical_counts, canonical_classes
 
-        counts = np.zeros((N_CANON, N_CODES))
-        for i, codes in enumerate(CANONICAL):
-            for c in codes:
-                counts[i, c] += 1
+        counts = canonical_counts()
         per_side = N_CLASSES + N_CODES
         out = np.zeros((len(self.w0), 2 * per_side * len(self.unique)))
         for t, name in enumerate(self.unique):
