@@ -19,6 +19,7 @@ CLASS_TEMPO = -17
 
 
 def canonical_counts() -> np.ndarray:
+    """int[N_CANON, N_CODES]: how many of each line code a canonical code's four lines hold."""
     counts = np.zeros((len(CANONICAL), N_CODES), dtype=np.int32)
     for i, codes in enumerate(CANONICAL):
         for c in codes:
