@@ -382,16 +382,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--psq", metavar="DIR", help="folder for .psq files")
     p.add_argument("--sgf", metavar="DIR", help="folder for .sgf files")
 
-    from tournament.analyse_cli import DESCRIPTION as ANALYSE_DESCRIPTION, EPILOG as ANALYSE_EPILOG, add_arguments as add_analyse_arguments
+    from tournament import analyse_cli, evaluate_cli
 
-    p = sub.add_parser(
-        "analyse",
-        help="find the blunders in game records (database, SGF, PSQ) with an analysing engine; table, --json, --html",
-        description=ANALYSE_DESCRIPTION,
-        epilog=ANALYSE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_analyse_arguments(p)
+    for name, module, summary in (
+        ("analyse", analyse_cli,
+         "find the blunders in game records (database, SGF, PSQ) with an analysing engine; table, --json, --html"),
+        ("evaluate", evaluate_cli,
+         "one engine's evaluation of many positions (JSON lines in and out; resumable): training labels"),
+    ):
+        p = sub.add_parser(name, help=summary, description=module.DESCRIPTION, epilog=module.EPILOG,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        module.add_arguments(p)
 
     p = sub.add_parser(
         "web",
@@ -426,6 +427,13 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 return run_analyse(args)
             except (AnalyseUsageError, RecordError) as exc:
+                raise UsageError(str(exc)) from None
+        if args.command == "evaluate":
+            from tournament.evaluate_cli import EvaluateUsageError, run as run_evaluate
+
+            try:
+                return run_evaluate(args)
+            except EvaluateUsageError as exc:
                 raise UsageError(str(exc)) from None
         if args.command == "web":
             try:

@@ -37,6 +37,7 @@ class Rows:
     result: np.ndarray  # float32[n]: the game's result for the mover
     score: np.ndarray  # float32[n]: the generating search's value for the mover (NaN: none, a match game)
     game: np.ndarray  # int32[n]: the record's id (held-out splits are by game)
+    ply: np.ndarray  # int16[n]: how many moves the game had made (the position's place in its record)
 
     def __len__(self) -> int:
         return len(self.mask)
@@ -73,7 +74,7 @@ def game_rows(rec: GameRecord, average: bool = False) -> Rows:
     squares = _board_squares(b)
     moves = rec.move_list()
     searched = any(v is not None for v in rec.scores)  # else a match game: its result is the label
-    own, opp, mask, colour, result, score = [], [], [], [], [], []
+    own, opp, mask, colour, result, score, ply = [], [], [], [], [], [], []
     previous = None
     for i, (x, y) in enumerate(moves):
         current = _counts(b, canon, squares) if average else None  # also the next ply's previous
@@ -91,13 +92,15 @@ def game_rows(rec: GameRecord, average: bool = False) -> Rows:
                 colour.append(side)
                 result.append(0.5 if rec.winner == 0 else float(rec.winner == side))
                 score.append(float(value))
+                ply.append(i)
         previous = current
         play(b, to_pos(b, x, y), side)
     n = len(mask)
     kind = np.float32 if average else np.uint8  # halves when averaged
     return Rows(np.array(own, dtype=kind).reshape(n, N_CANON), np.array(opp, dtype=kind).reshape(n, N_CANON),
                 np.array(mask, dtype=np.int16), np.array(colour, dtype=np.int8), np.array(result, dtype=np.float32),
-                np.array(score, dtype=np.float32), np.full(n, rec.id, dtype=np.int32))
+                np.array(score, dtype=np.float32), np.full(n, rec.id, dtype=np.int32),
+                np.array(ply, dtype=np.int16))
 
 
 def rows_of(records, average: bool = False) -> Rows:
@@ -105,5 +108,6 @@ def rows_of(records, average: bool = False) -> Rows:
     parts = [p for p in parts if len(p)]
     if not parts:
         return Rows(np.zeros((0, N_CANON), np.uint8), np.zeros((0, N_CANON), np.uint8), np.zeros(0, np.int16),
-                    np.zeros(0, np.int8), np.zeros(0, np.float32), np.zeros(0, np.float32), np.zeros(0, np.int32))
+                    np.zeros(0, np.int8), np.zeros(0, np.float32), np.zeros(0, np.float32), np.zeros(0, np.int32),
+                    np.zeros(0, np.int16))
     return Rows.concat(parts)

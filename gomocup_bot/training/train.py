@@ -17,6 +17,7 @@ blended label.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ import numpy as np
 
 from gomocup_bot.core.classes import C_FIVE, C_FLEX4, C_THREE, N_CODES
 from gomocup_bot.core.evaltables import N_CANON, N_THREAT, TABLE_NAMES, EvalTable, EvalWeights, load, save
-from gomocup_bot.training import features, ordering, records
+from gomocup_bot.training import features, ordering, records, teacher
 
 N_CLASSES = C_FIVE + 1  # threat classes (core.classes: C_NONE .. C_FIVE)
 # the tables each rule's data trains: (black's, white's)
@@ -169,7 +170,7 @@ def fit(rows: features.Rows, model: Model, lam: float, l2: float, iters: int, lr
     trainable = model.trainable(part)
     y = labels(rows, lam, model.scale)
     own, opp = rows.own.astype(np.float32), rows.opp.astype(np.float32)
-    rows = features.Rows(own, opp, rows.mask, rows.colour, rows.result, rows.score, rows.game)
+    rows = features.Rows(own, opp, rows.mask, rows.colour, rows.result, rows.score, rows.game, rows.ply)
     theta = np.zeros(basis.shape[1]) if basis is not None else model.w0.copy()
     weights = (lambda t: model.w0 + basis @ t) if basis is not None else (lambda t: t)  # noqa: E731
     m = np.zeros_like(theta)
@@ -196,7 +197,6 @@ def train_rule(rule: str, rows: features.Rows, start: EvalWeights, lam: float, l
     names = GROUPS[rule]
     model = Model(names, start.tables, start.scale)
     test = rows.game % 10 == 0
-    pick = lambda r, s: features.Rows(*(getattr(r, f)[s] for f in features.Rows.__dataclass_fields__))  # noqa: E731
     train, held = pick(rows, ~test), pick(rows, test)
     log(f"{rule}: {len(train)} training rows, {len(held)} held out ({len(np.unique(rows.game))} games)")
     t0 = time.monotonic()
@@ -236,12 +236,44 @@ def train_ordering(rule: str, recs: list, tables: dict[str, EvalTable], iters: i
     return report
 
 
+def pick(rows: features.Rows, sel: np.ndarray) -> features.Rows:
+    return features.Rows(*(getattr(rows, f)[sel] for f in features.Rows.__dataclass_fields__))
+
+
+def taught_rows(rows: features.Rows, recs: list, taught: dict, args, scale: float, log=print) -> tuple[features.Rows, dict]:
+    """The rows a teacher labelled, their searched value replaced by the teacher's (in our units)."""
+    ev, mate = teacher.values_of(rows, {r.id: (r.rule, r.moves) for r in recs}, taught)
+    has = ~np.isnan(ev) | (mate != 0)
+    rows, ev, mate = pick(rows, has), ev[has], mate[has]
+    train = rows.game % 10 != 0
+    t_scale = args.teacher_scale or teacher.fit_scale(ev[train], rows.result[train])
+    rows.score[:] = teacher.scores(ev, mate, t_scale, args.teacher_mate, scale)
+    log(f"  teacher: {len(rows)} positions labelled ({int((mate != 0).sum())} forced wins), "
+        f"{t_scale:.0f} teacher units a logit")
+    return rows, {"teacher": [Path(p).name for p in args.teacher], "teacher_scale": round(t_scale, 1),
+                  "teacher_mate": args.teacher_mate, "taught_rows": int(len(rows))}
+
+
+def write_positions(by_rule: dict[str, list], path: str) -> int:
+    """The kept positions of every record as JSON lines (rule, size, moves), each once."""
+    seen: set[tuple[str, int, str]] = set()
+    with open(path, "w", encoding="utf-8") as out:
+        for recs in by_rule.values():
+            for rec in recs:
+                for ply in features.game_rows(rec).ply:
+                    key = (rec.rule, rec.size, rec.moves[: 2 * int(ply)])
+                    if key not in seen:
+                        seen.add(key)
+                        out.write(json.dumps({"rule": key[0], "size": key[1], "moves": key[2]}) + "\n")
+    return len(seen)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="gomocup-bot train-eval", description=__doc__.split("\n\n")[0],
                                  epilog="Each rule's tables are fitted to that rule's records; a table without "
                                         "records keeps the starting weights (standard and caro: the freestyle fit).")
     ap.add_argument("data", nargs="+", help="game record files (gomocup-bot selfplay; .jsonl or .jsonl.gz)")
-    ap.add_argument("--out", required=True, help="the weights file to write (the package's: "
+    ap.add_argument("--out", help="the weights file to write (the package's: "
                                                  "gomocup_bot/core/data/eval.gbw)")
     ap.add_argument("--start", help="weights to start from and pull towards (default: the package's)")
     ap.add_argument("--lambda", dest="lam", type=float, default=0.5,
@@ -256,6 +288,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--average", action="store_true",
                     help="fit rows whose code counts average this position and the previous one, the "
                          "evaluation the PVS uses with eval_avg=1 (the default); without it one position")
+    ap.add_argument("--teacher", action="append", default=[], metavar="FILE",
+                    help="labels from another engine (gomocup-tournament evaluate's output, JSON lines): "
+                         "its value replaces the self-play search's, and positions it did not label are "
+                         "left out (repeatable)")
+    ap.add_argument("--teacher-scale", type=float, default=None,
+                    help="the teacher's evaluation units per logit (default: the scale that best predicts "
+                         "the training games' results)")
+    ap.add_argument("--teacher-mate", type=float, default=0.95,
+                    help="the winrate a teacher's forced win counts as (default 0.95)")
+    ap.add_argument("--positions-out", metavar="FILE",
+                    help="write the kept positions of the data as JSON lines (rule, size, moves: the input of "
+                         "gomocup-tournament evaluate) instead of fitting")
     ap.add_argument("--no-ordering", dest="ordering", action="store_false",
                     help="keep the starting move-ordering tables instead of fitting them to the played moves")
     args = ap.parse_args(argv)
@@ -270,6 +314,16 @@ def main(argv: list[str] | None = None) -> int:
             by_rule.setdefault(rec.rule, []).append(rec)
     if not by_rule:
         ap.error("no game records in the data files")
+    if args.positions_out:
+        n = write_positions(by_rule, args.positions_out)
+        log(f"wrote {n} positions to {args.positions_out}")
+        return 0
+    if not args.out:
+        ap.error("--out is required (or --positions-out)")
+    try:
+        taught = teacher.read(args.teacher) if args.teacher else None
+    except teacher.TeacherError as exc:
+        ap.error(str(exc))
     tables = dict(start.tables)
     notes: dict = {"trained": {}}
     for rule in ("freestyle", "standard", "renju", "caro"):
@@ -279,12 +333,18 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.monotonic()
         rows = features.rows_of(recs, average=args.average)
         log(f"{rule}: {len(recs)} games -> {len(rows)} positions in {time.monotonic() - t0:.0f} s")
+        taught_note = {}
+        if taught is not None:
+            try:
+                rows, taught_note = taught_rows(rows, recs, taught, args, start.scale, log)
+            except teacher.TeacherError as exc:
+                ap.error(f"{rule}: {exc}")
         if len(rows) < 100:
             log(f"{rule}: too few positions to fit; kept the starting tables")
             continue
         result = train_rule(rule, rows, start, args.lam, args.l2, args.iters, log=log, part=args.part)
         tables.update(result.tables)
-        notes["trained"][rule] = result.report | {"average": args.average}
+        notes["trained"][rule] = result.report | {"average": args.average} | taught_note
         if args.ordering:
             report = train_ordering(rule, recs, tables, args.iters, log=log)
             if report:
