@@ -41,6 +41,9 @@ Example: gomocup-bot train-eval data/selfplay/*.jsonl.gz --positions-out kept.js
          gomocup-tournament evaluate kept.jsonl --engine "/path/to/pbrain-x" --turn 0.1 -j 2 --out teacher.jsonl"""
 
 
+GIVE_UP = 5  # positions in a row an engine fails on (twice each) before the run stops
+
+
 class EvaluateUsageError(Exception):
     """A command line or input that cannot run: the message says why."""
 
@@ -152,7 +155,8 @@ def record(item: Item, info: Any, engine: str, turn: float) -> dict[str, Any]:
 async def evaluate_all(items: list[Item], spec: str, args: argparse.Namespace, out: Path,
                        report: Any) -> tuple[int, int]:
     """Evaluate `items` with `args.jobs` engines, appending each answer to `out`; returns
-    (written, failed). A position the engine fails on twice is skipped (logged)."""
+    (written, failed). A position the engine fails on twice is skipped (logged); a slow or lost
+    engine is restarted by the next request, and the run stops after GIVE_UP failures in a row."""
     send, receive = trio.open_memory_channel[Item](len(items))
     for item in items:
         send.send_nowait(item)
@@ -166,17 +170,19 @@ async def evaluate_all(items: list[Item], spec: str, args: argparse.Namespace, o
             async with Engine.open(spec, tolerance=max(5.0, 2 * args.turn), start_timeout=60.0) as engine:
                 if args.max_memory:
                     await engine.configure(max_memory=args.max_memory)
+                failing = 0  # positions in a row the engine failed on
                 async for item in receive:
                     info = None
                     for attempt in (1, 2):
                         try:
                             info = await engine.analyse(item.position, limit)
                             break
-                        except EngineStartError:
-                            raise
-                        except EngineError as exc:
+                        except EngineError as exc:  # the next request restarts the engine
                             log.warning("%s failed on %s (attempt %d): %s", name, item.key[2], attempt, exc)
                             await trio.sleep(max(args.pause, 0.5))
+                    failing = failing + 1 if info is None else 0
+                    if failing >= GIVE_UP:
+                        raise EngineStartError(name, f"failed on {GIVE_UP} positions in a row; stopped")
                     if info is None:
                         counts["failed"] += 1
                     else:
