@@ -292,10 +292,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="labels from another engine (gomocup-tournament evaluate's output, JSON lines): "
                          "its value replaces the self-play search's, and positions it did not label are "
                          "left out (repeatable)")
-    ap.add_argument("--teacher-scale", type=float, default=None,
+    ap.add_argument("--teacher-scale", type=float, default=None, metavar="UNITS",
                     help="the teacher's evaluation units per logit (default: the scale that best predicts "
                          "the training games' results)")
-    ap.add_argument("--teacher-mate", type=float, default=0.95,
+    ap.add_argument("--teacher-mate", type=float, default=0.95, metavar="P",
                     help="the winrate a teacher's forced win counts as (default 0.95)")
     ap.add_argument("--positions-out", metavar="FILE",
                     help="write the kept positions of the data as JSON lines (rule, size, moves: the input of "
@@ -320,6 +320,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.out:
         ap.error("--out is required (or --positions-out)")
+    if not 0.5 < args.teacher_mate < 1 or (args.teacher_scale is not None and not args.teacher_scale > 0):
+        ap.error("--teacher-mate must lie between 0.5 and 1, --teacher-scale must be positive")
     try:
         taught = teacher.read(args.teacher) if args.teacher else None
     except teacher.TeacherError as exc:
