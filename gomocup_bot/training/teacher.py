@@ -14,6 +14,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+
 import numpy as np
 
 from gomocup_bot.training import features
@@ -94,4 +95,3 @@ def scores(ev: np.ndarray, mate: np.ndarray, teacher_scale: float, mate_winrate:
     out = np.clip(ev / teacher_scale, -cap / scale, cap / scale) * scale
     out = np.where(mate > 0, cap, np.where(mate < 0, -cap, out))
     return out.astype(np.float32)
-
