@@ -16,6 +16,8 @@ MCTS with a second tree (``parallel=root``) or on one shared tree (``parallel=tr
 below), ``reuse`` (MCTS: keep the tree from one move to the next); the PVS's ``eval_avg`` (1, the
 default: the evaluation's pattern sums averaged over this and the previous position), ``extend``
 (the forced defence against an open three costs no depth: 1 everywhere, 2 at PV nodes; off),
+``iir`` (internal iterative reduction: nodes this deep or deeper without a hash move search one
+ply less; 0, off),
 ``iteration_start`` / ``iteration_end`` (shares of the planned time that start another iteration).
 """
 from __future__ import annotations
@@ -157,6 +159,7 @@ class FullEngine(SearchEngineBase):
                                                          order=self.option("order", DEFAULT_ORDER, int),
                                                          eval_avg=self.option("eval_avg", PvsConfig.eval_avg, int),
                                                          extend=self.option("extend", PvsConfig.extend, int),
+                                                         iir=self.option("iir", PvsConfig.iir, int),
                                                          sharp_time=self.sharp_time))
 
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:

@@ -62,7 +62,8 @@ P_LMR_SCALE = 8  # log-log reduction scale, hundredths
 P_ORDER = 9  # move-ordering scores: 0 the hand-set class tables, 1 the weights file's trained tables
 P_EVAL_AVG = 10  # 1: the pattern sums are the mean of this and the previous position's (damps the swing)
 P_EXTEND = 11  # answering the opponent's open three (a flex four to stop) costs no depth: 1 everywhere, 2 at PV nodes
-P_LEN = 12
+P_IIR = 12  # internal iterative reduction: a node this deep or deeper with no hash move searches one ply less (0: off)
+P_LEN = 13
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -429,6 +430,8 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
                 return tv
     else:
         tmove = -1
+    if tmove < 0 and w.params[P_IIR] > 0 and depth >= w.params[P_IIR] and nf == 0:
+        depth -= 1  # no hash move: the node was never searched, or failed low; a shallower look first
 
     sel = w.params[P_PRUNE] != 0
     improving = True

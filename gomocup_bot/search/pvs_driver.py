@@ -56,6 +56,7 @@ class PvsConfig:
     sharp_time: bool = False  # a best move that changes with a mate score plans the whole budget
     eval_avg: int = 1  # 1: evaluate the mean of this and the previous position's pattern sums (pvs.P_EVAL_AVG)
     extend: int = 0  # the defence against an open three costs no depth: 1 everywhere, 2 at PV nodes (pvs.P_EXTEND)
+    iir: int = 0  # nodes at least this deep without a hash move search one ply less, 0 off (pvs.P_IIR)
 
 
 @dataclass
@@ -95,6 +96,7 @@ class PvsSearcher:
         p[K.P_ORDER] = self.config.order
         p[K.P_EVAL_AVG] = self.config.eval_avg
         p[K.P_EXTEND] = self.config.extend
+        p[K.P_IIR] = self.config.iir
         if not self.config.lmr:  # the plain baseline: no reductions and no selectivity
             p[K.P_LMR_MIN] = K.MAX_MOVES  # no move index reaches it
             p[K.P_PRUNE] = 0

@@ -250,3 +250,20 @@ def test_a_sharp_search_plans_the_whole_budget():
     elapsed = time.monotonic() - t0
     assert out.proven or elapsed >= NEXT_ITERATION_SHARE * SHARP_SHARE * 0.6 > 0.25, elapsed
     assert elapsed < 0.6 + 1.5  # and it still ends near the hard deadline (a loaded machine overruns a little)
+
+
+def test_internal_iterative_reduction_spends_fewer_nodes_and_keeps_the_proofs():
+    # a node with no hash move searches one ply less (iir): the same fixed-depth searches of the
+    # bench's midgames visit fewer nodes, and a forced result proven without it is proven with it
+    from gomocup_bot.search.bench import midgame_boards
+
+    nodes = {0: 0, 4: 0}
+    for board, side in midgame_boards():
+        outs = {}
+        for iir in (0, 4):
+            outs[iir] = PvsSearcher(1 << 22, PvsConfig(threads=1, iir=iir)).search(
+                board, side, STOP, soft_deadline=None, hard_deadline=None, max_depth=9)
+            nodes[iir] += outs[iir].nodes
+        if abs(outs[0].score) > WIN_BOUND:
+            assert np.sign(outs[4].score) == np.sign(outs[0].score) and abs(outs[4].score) > WIN_BOUND
+    assert nodes[4] < 0.95 * nodes[0], nodes
