@@ -431,7 +431,7 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
     else:
         tmove = -1
     if tmove < 0 and w.params[P_IIR] > 0 and depth >= w.params[P_IIR] and nf == 0:
-        depth -= 1  # no hash move: the node was never searched, or failed low; a shallower look first
+        depth -= 1  # no hash move (the node is not in the table): a shallower look first
 
     sel = w.params[P_PRUNE] != 0
     improving = True
