@@ -39,6 +39,17 @@ def another_iteration(elapsed: float, plan: float, cost: float, growth: float, e
     return elapsed + cost * growth <= end_share * plan
 
 
+def iteration_ranks(best_i: int, best: int, alpha: int, stopped: bool) -> bool:
+    """Whether an iteration's root result may replace the last one's. Not when no move finished
+    (``best_i`` < 0), and not when it was stopped after failing low: then every score is an upper
+    bound (fail-soft values of null-window searches that all failed), which does not rank the
+    moves. Taking the largest bound played moves a longer search rejects in 10 of 12 positions
+    where it mattered (docs/search.md, "A stopped iteration that failed low")."""
+    if best_i < 0:
+        return False
+    return not (stopped and alpha > -K.INF and best <= alpha)
+
+
 @dataclass
 class PvsConfig:
     threads: int = 1
@@ -178,7 +189,7 @@ class PvsSearcher:
                         continue
                     break
                 stopped = bool(wd[0]) and done < len(root)
-                if best_i < 0:
+                if not iteration_ranks(best_i, best, alpha, stopped):
                     out.stopped_by = "stop" if stop_array[0] else "deadline"
                     break
                 changed = int(moves[best_i]) != out.move

@@ -267,3 +267,17 @@ def test_internal_iterative_reduction_spends_fewer_nodes_and_keeps_the_proofs():
         if abs(outs[0].score) > WIN_BOUND:
             assert np.sign(outs[4].score) == np.sign(outs[0].score) and abs(outs[4].score) > WIN_BOUND
     assert nodes[4] < 0.95 * nodes[0], nodes
+
+
+def test_a_stopped_iteration_that_failed_low_keeps_the_last_choice():
+    # stopped after failing low, every root score is an upper bound: no ranking, the last choice
+    # stands; a stopped iteration with a real score (inside or above the window) does rank
+    from gomocup_bot.search.pvs import INF
+    from gomocup_bot.search.pvs_driver import iteration_ranks
+
+    assert not iteration_ranks(-1, 0, -INF, stopped=True)  # nothing finished
+    assert not iteration_ranks(2, -160, -157, stopped=True)  # failed low, then stopped
+    assert not iteration_ranks(0, -157, -157, stopped=True)  # a bound equal to alpha is a bound
+    assert iteration_ranks(2, -150, -157, stopped=True)  # a move proved better than alpha
+    assert iteration_ranks(2, -160, -INF, stopped=True)  # full window: exact scores
+    assert iteration_ranks(2, -160, -157, stopped=False)  # finished (the driver re-searches it)
