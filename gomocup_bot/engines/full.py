@@ -17,11 +17,15 @@ below), ``reuse`` (MCTS: keep the tree from one move to the next); the PVS's ``e
 default: the evaluation's pattern sums averaged over this and the previous position), ``extend``
 (the forced defence against an open three costs no depth: 1 everywhere, 2 at PV nodes; off),
 ``iir`` (internal iterative reduction: nodes this deep or deeper without a hash move search one
-ply less; 0, off),
-``iteration_start`` / ``iteration_end`` (shares of the planned time that start another iteration).
+ply less; 0, off), ``width`` (moves kept at a quiet inner node, 14) and ``max_depth`` (the
+deepest iteration, 60),
+``iteration_start`` / ``iteration_end`` (shares of the planned time that start another iteration),
+``verify_plan`` / ``verify_cut`` (when the opponent has a VCT: the tree search's planned and
+greatest share of the time left after the root checks; the rest checks its choice).
 """
 from __future__ import annotations
 
+import logging
 import time
 
 from gomocup_bot.core.cpu import free_cores
@@ -29,6 +33,8 @@ from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
 from gomocup_bot.search.adapter import BoardView, Budget, deadlines, make_result, pad_alternatives, report, summary_text
 from gomocup_bot.search.engines_common import SearchEngineBase, pvs_result, warm_big_k
 from gomocup_bot.search.pvs_driver import NEXT_ITERATION_END, NEXT_ITERATION_SHARE, PvsConfig, PvsSearcher
+
+log = logging.getLogger(__name__)
 
 # The MCTS backend is imported when first used: the default engine's start-up (billed to the
 # match clock) never loads it.
@@ -76,6 +82,12 @@ class FullEngine(SearchEngineBase):
         self.tactics = self.option("tactics", True, bool)
         self.root_nodes = self.option("root_nodes", DEFAULT_ROOT_NODES, int)
         self.sharp_time = self.option("sharp_time", DEFAULT_SHARP_TIME, bool)
+        self.verify_plan = self.option("verify_plan", VERIFY_PLAN, float)
+        self.verify_cut = self.option("verify_cut", VERIFY_CUT, float)
+        if not 0.0 < self.verify_plan <= self.verify_cut <= 1.0:
+            log.warning("options verify_plan=%s, verify_cut=%s need 0 < plan <= cut <= 1; using %s, %s",
+                        self.verify_plan, self.verify_cut, VERIFY_PLAN, VERIFY_CUT)
+            self.verify_plan, self.verify_cut = VERIFY_PLAN, VERIFY_CUT
         self.defence = self.option("defence", DEFAULT_DEFENCE, str)
         if self.defence not in ("quick", "rounds"):
             self.defence = DEFAULT_DEFENCE
@@ -160,6 +172,8 @@ class FullEngine(SearchEngineBase):
                                                          eval_avg=self.option("eval_avg", PvsConfig.eval_avg, int),
                                                          extend=self.option("extend", PvsConfig.extend, int),
                                                          iir=self.option("iir", PvsConfig.iir, int),
+                                                         width=self.option("width", PvsConfig.width, int),
+                                                         max_depth=self.option("max_depth", PvsConfig.max_depth, int),
                                                          sharp_time=self.sharp_time))
 
     def _search(self, request: SearchRequest, stop: StopFlag, view: BoardView) -> SearchResult:
@@ -205,11 +219,8 @@ class FullEngine(SearchEngineBase):
             self._pvs.config.threads = threads
             verify = None
             if check:  # leave the end of the budget to check the choice against the opponent's VCT
-                now = time.monotonic()
                 hard = budget.hard
-                budget = Budget(soft=min(budget.soft, now + VERIFY_PLAN * (hard - now)),
-                                hard=now + VERIFY_CUT * (hard - now), max_nodes=budget.max_nodes,
-                                max_depth=budget.max_depth)
+                budget = checked_budget(budget, time.monotonic(), self.verify_plan, self.verify_cut)
                 side = view.side
 
                 def verify(out, hard=hard, side=side):
@@ -268,6 +279,16 @@ class FullEngine(SearchEngineBase):
                                  seconds=time.monotonic() - t0, extra=extra))
         return make_result(view, p, proven=out.proven_root, winrate=winrate, depth=len(pv),
                            nodes=out.iterations, pv=pv, alternatives=ranked, nbest=request.nbest)
+
+def checked_budget(budget: Budget, now: float, plan_share: float, cut_share: float) -> Budget:
+    """The tree search's budget when its choice will be checked against the opponent's VCT: it
+    plans ``plan_share`` and stops by ``cut_share`` of the time left ``now``; the check gets the
+    rest. (The check needs a few hundred thousand solver nodes: a tree search that ran to the
+    old cut of 0.8 left it too little to finish one.)"""
+    left = max(0.0, budget.hard - now)
+    return Budget(soft=min(budget.soft, now + plan_share * left), hard=now + cut_share * left,
+                  max_nodes=budget.max_nodes, max_depth=budget.max_depth)
+
 
 def root_moves(board, side: int) -> list[int]:
     """Every root candidate, best ordered first (for YXNBEST padding)."""

@@ -273,3 +273,27 @@ def test_a_second_search_never_runs_on_the_tables_of_one_still_running():
     assert 0.15 <= waited < 0.6
     assert second.nodes == 0 and second.move not in pos.occupied()
     assert first["result"].nodes > 0 and first["result"].move not in pos.occupied()
+
+
+def test_a_checked_choice_leaves_the_check_its_share_of_the_time():
+    # when the opponent has a VCT, the tree search plans verify_plan and stops by verify_cut of the
+    # time left; the rest is the check's (a search run to the hard deadline would leave it nothing)
+    from gomocup_bot.engines.full import Budget, checked_budget
+
+    full = Budget(soft=10.8, hard=11.0, max_nodes=0, max_depth=0)
+    b = checked_budget(full, now=10.0, plan_share=0.4, cut_share=0.5)
+    assert b.soft == pytest.approx(10.4) and b.hard == pytest.approx(10.5)
+    assert full.hard - b.hard == pytest.approx(0.5)  # the check's half
+    # a plan already shorter than the share stays as it was; a deadline already past gives nothing
+    assert checked_budget(full, now=10.0, plan_share=0.9, cut_share=0.95).soft == pytest.approx(10.8)
+    late = checked_budget(full, now=11.5, plan_share=0.4, cut_share=0.5)
+    assert late.hard == pytest.approx(11.5)
+
+
+def test_verify_shares_out_of_order_fall_back_to_the_defaults():
+    from gomocup_bot.engines.full import VERIFY_CUT, VERIFY_PLAN
+
+    engine = FullEngine(verify_plan=0.9, verify_cut=0.5)
+    assert (engine.verify_plan, engine.verify_cut) == (VERIFY_PLAN, VERIFY_CUT)
+    engine = FullEngine(verify_plan=0.3, verify_cut=0.45)
+    assert (engine.verify_plan, engine.verify_cut) == (0.3, 0.45)
