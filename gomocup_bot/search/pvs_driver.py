@@ -44,7 +44,7 @@ def iteration_ranks(best_i: int, best: int, alpha: int, stopped: bool) -> bool:
     (``best_i`` < 0), and not when it was stopped after failing low: then every score is an upper
     bound (fail-soft values of null-window searches that all failed), which does not rank the
     moves. Taking the largest bound played moves a longer search rejects in 10 of 12 positions
-    where it mattered (docs/search.md, "A stopped iteration that failed low")."""
+    where it mattered (docs/search.md, "Where the time goes, and a stopped iteration that failed low")."""
     if best_i < 0:
         return False
     return not (stopped and alpha > -K.INF and best <= alpha)
