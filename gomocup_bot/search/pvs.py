@@ -63,7 +63,8 @@ P_ORDER = 9  # move-ordering scores: 0 the hand-set class tables, 1 the weights 
 P_EVAL_AVG = 10  # 1: the pattern sums are the mean of this and the previous position's (damps the swing)
 P_EXTEND = 11  # answering the opponent's open three (a flex four to stop) costs no depth: 1 everywhere, 2 at PV nodes
 P_IIR = 12  # internal iterative reduction: a node this deep or deeper with no hash move searches one ply less (0: off)
-P_LEN = 13
+P_MATE_WIDTH = 13  # 1: a quiet node whose kept moves all lose by force searches the rest (no false mate from the width cut)
+P_LEN = 14
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -500,7 +501,9 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
     move_limit = MOVE_COUNT_LIMIT[min(depth, MAX_PLY)]
     if not improving:
         move_limit = move_limit // 2
-    for i in range(limit):
+    for i in range(n):
+        if i >= limit and (best > -WIN_BOUND or w.params[P_MATE_WIDTH] == 0):
+            break  # the width cut; past it only while every move so far loses by force
         if mode != 3:
             pick_next(w, base0, i, n)
         q = w.moves[base0 + i]

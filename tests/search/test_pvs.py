@@ -281,3 +281,21 @@ def test_a_stopped_iteration_that_failed_low_keeps_the_last_choice():
     assert iteration_ranks(2, -150, -157, stopped=True)  # a move proved better than alpha
     assert iteration_ranks(2, -160, -INF, stopped=True)  # full window: exact scores
     assert iteration_ranks(2, -160, -157, stopped=False)  # finished (the driver re-searches it)
+
+
+def test_the_width_cut_claims_no_forced_loss_the_full_width_does_not_see():
+    # a quiet node keeps `width` moves; when every kept move loses by force, the node claimed a
+    # forced loss although a move past the cut holds. With mate_width the node searches on past
+    # the cut while every move so far loses (a real 9-stone game position, white to move)
+    from gomocup_bot.core.board import board_from_stones
+
+    stones = [(7, 7), (8, 7), (8, 8), (7, 8), (9, 9), (10, 10), (5, 9), (10, 11), (6, 8)]
+
+    def score(**kw):
+        board = board_from_stones(15, 15, [(x, y, 1 + i % 2) for i, (x, y) in enumerate(stones)])
+        return PvsSearcher(1 << 22, PvsConfig(threads=1, **kw)).search(
+            board, WHITE, STOP, soft_deadline=None, hard_deadline=None, max_depth=10).score
+
+    assert score(width=5, mate_width=0) < -WIN_BOUND  # the cut's claim
+    assert score(width=225) > -WIN_BOUND  # no move cut: no forced loss found at the same depth
+    assert score(width=5, mate_width=1) > -WIN_BOUND
