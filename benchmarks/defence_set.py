@@ -43,42 +43,68 @@ def judge_move(engine: SimpleEngine, rec: dict, turn: float) -> tuple[str, tuple
     return "lose", move, seconds
 
 
+def run_pass(spec: str, records: list[dict], turn: float) -> tuple[str, list[dict]]:
+    """One pass over the set in a fresh engine process (a second pass in the same process would
+    find the first one's answers in its transposition table); (engine name, outcomes)."""
+    outcomes = []
+    with SimpleEngine.open(spec, tolerance=10) as engine:
+        name = engine.about.get("name", spec)
+        for i, rec in enumerate(records, 1):
+            outcome, played, seconds = judge_move(engine, rec, turn)
+            outcomes.append({"source": rec["source"], "rule": rec["rule"], "to_move": rec["to_move"], "outcome": outcome,
+                             "played": list(played), "seconds": round(seconds, 2)})
+            print(f"{i:3}/{len(records)} {outcome:11} {rec['rule']:9} {'black' if rec['to_move'] == 1 else 'white'} "
+                  f"played {played[0]},{played[1]:<3} in {seconds:.2f}s  {rec['source']}", file=sys.stderr)
+    return name, outcomes
+
+
+def held_count(outcomes: list[dict]) -> int:
+    return sum(o["outcome"] in ("hold", "unconfirmed") for o in outcomes)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("engine", nargs="?", default="builtin:gomocup-bot", help="engine specification (default builtin:gomocup-bot)")
     ap.add_argument("--turn", type=float, default=1.0, help="seconds per move (default 1)")
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--limit", type=int, default=0, help="only the first N positions")
-    ap.add_argument("--json", type=Path, help="write every position's outcome here")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="passes over the set, each in a fresh process (default 1); at 1 s a move the same "
+                         "brain's count varies by a few positions from pass to pass")
+    ap.add_argument("--json", type=Path, help="write every position's outcome here (with its pass number)")
     args = ap.parse_args(argv)
+    if args.repeat < 1:
+        ap.error("--repeat must be at least 1")
     records = load(args.data)[: args.limit or None]
     load_before = os.getloadavg()
     started = time.strftime("%Y-%m-%d %H:%M:%S %Z")
-    outcomes = []
-    with SimpleEngine.open(args.engine, tolerance=10) as engine:
-        name = engine.about.get("name", args.engine)
-        for i, rec in enumerate(records, 1):
-            outcome, played, seconds = judge_move(engine, rec, args.turn)
-            outcomes.append({"source": rec["source"], "rule": rec["rule"], "to_move": rec["to_move"], "outcome": outcome,
-                             "played": list(played), "seconds": round(seconds, 2)})
-            print(f"{i:3}/{len(records)} {outcome:11} {rec['rule']:9} {'black' if rec['to_move'] == 1 else 'white'} "
-                  f"played {played[0]},{played[1]:<3} in {seconds:.2f}s  {rec['source']}", file=sys.stderr)
+    passes = []
+    for k in range(args.repeat):
+        name, outcomes = run_pass(args.engine, records, args.turn)
+        passes.append(outcomes)
+        if args.repeat > 1:
+            print(f"pass {k + 1}/{args.repeat}: held {held_count(outcomes)} of {len(outcomes)}", flush=True)
     load_after = os.getloadavg()
-    held = sum(o["outcome"] in ("hold", "unconfirmed") for o in outcomes)
-    print(f"{args.engine} ({name}) at {args.turn:g} s per move, {started}: held {held} of {len(outcomes)} "
-          f"positions = {100 * held / max(1, len(outcomes)):.1f} %")
+    outcomes = [o for p in passes for o in p]
+    held = held_count(outcomes)
+    counts = ", ".join(str(held_count(p)) for p in passes)
+    print(f"{args.engine} ({name}) at {args.turn:g} s per move, {started}: held {held / len(passes):g} of "
+          f"{len(records)} positions = {100 * held / max(1, len(outcomes)):.1f} %"
+          + (f" (mean of {len(passes)} passes: {counts})" if len(passes) > 1 else ""))
     groups: dict[tuple[str, str], list[str]] = {}
     for o in outcomes:
         groups.setdefault((o["rule"], "black" if o["to_move"] == 1 else "white"), []).append(o["outcome"])
     for (rule, colour), items in sorted(groups.items()):
-        print(f"  {rule:9} {colour}: {len(items) - items.count('lose')}/{len(items)}")
+        kept = len(items) - items.count("lose")
+        print(f"  {rule:9} {colour}: {kept / len(passes):g}/{len(items) // len(passes)}")
     unconfirmed = sum(o["outcome"] == "unconfirmed" for o in outcomes)
     if unconfirmed:
-        print(f"  of the held, {unconfirmed} with a move the engine found holding and the solver could not settle")
+        print(f"  of the held, {unconfirmed / len(passes):g} a pass with a move the engine found holding and the "
+              f"solver could not settle")
     print(f"  load average {load_before[0]:.1f} before, {load_after[0]:.1f} after; "
           f"mean {sum(o['seconds'] for o in outcomes) / max(1, len(outcomes)):.2f} s per position")
     if args.json:
-        args.json.write_text(json.dumps(outcomes, indent=1))
+        args.json.write_text(json.dumps([dict(o, **{"pass": k + 1}) for k, p in enumerate(passes) for o in p], indent=1))
     return 0
 
 
