@@ -165,6 +165,11 @@ def _quick_defences(board, side: int, solver: ThreatSolver, abort, nodes: int, p
 
 FOURS = (C_FOUR, C_FOURP, C_FOUR3, C_FLEX4)
 COUNTERS = (C_THREE, C_THREEP, C_DOUBLE3) + FOURS  # our threats: kept when the solver cannot settle them
+# After our four and its block, when the opponent's threat still stands: our replies tried (at
+# most FOLLOW_WIDTH, each with the test's nodes / FOLLOW_SHARE, at least FOLLOW_MIN_NODES), and
+# fours among them followed again FOLLOW_NEST - 1 more times. A four that blocks a line of the
+# threat and is then followed by the real defence was read as a mere delay.
+FOLLOW_WIDTH, FOLLOW_SHARE, FOLLOW_MIN_NODES, FOLLOW_NEST = 16, 4, 1_000, 1
 _HELPER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="defence-helper")  # one thread, kept
 
 
@@ -187,10 +192,12 @@ class _Round:
             return self.cands[self.next - 1]
 
 
-def _test(board, solver: ThreatSolver, q: int, side: int, depth: int, nodes: int) -> tuple[int, int]:
+def _test(board, solver: ThreatSolver, q: int, side: int, depth: int, nodes: int,
+          nest: int = FOLLOW_NEST) -> tuple[int, int]:
     """The opponent's VCT (as if it were to move) after our move ``q``: (WIN/FAIL/UNKNOWN, nodes).
-    Our four is followed by the opponent's forced block first (then it is our move again: WIN
-    means the four only delayed the threat)."""
+    Our four is followed by the opponent's forced block first; then it is our move again, so if
+    the threat still stands, our replies are tried too (``nest`` levels of fours deep): WIN means
+    the four only delayed it."""
     me = side - 1
     four = board.cls[me, q] in FOURS
     play(board, q, side)
@@ -201,7 +208,7 @@ def _test(board, solver: ThreatSolver, q: int, side: int, depth: int, nodes: int
                 return FAIL, 0  # no block (a renju foul): the four wins outright
             play(board, r, 3 - side)
             try:
-                result, used = _after_block(board, solver, side, depth, nodes)
+                result, used = _after_block(board, solver, side, depth, nodes, nest)
             finally:
                 take(board)
         else:
@@ -211,13 +218,17 @@ def _test(board, solver: ThreatSolver, q: int, side: int, depth: int, nodes: int
     return result, used
 
 
-def _after_block(board, solver: ThreatSolver, side: int, depth: int, nodes: int) -> tuple[int, int]:
+def _after_block(board, solver: ThreatSolver, side: int, depth: int, nodes: int, nest: int) -> tuple[int, int]:
     """Our four was blocked and it is our move: if the block made the opponent a four, we block
-    it in turn and the opponent moves; else the opponent's VCT as if it were to move."""
+    it in turn and the opponent moves; else, if the opponent's VCT (as if it were to move) still
+    stands, our replies to it (`_follow_up`)."""
     op = 2 - side
     fives = board.cnt[op, C_FIVE]
     if fives == 0:
-        result, _, used = solver.run(board, 3 - side, vct=True, max_depth=depth, max_nodes=nodes)
+        result, line, used = solver.run(board, 3 - side, vct=True, max_depth=depth, max_nodes=nodes)
+        if result == WIN and nest > 0:
+            result, more = _follow_up(board, solver, side, depth, nodes, nest - 1, line)
+            used += more
         return result, used
     s = K.find_class(board, op, C_FIVE, -1)
     if fives > 1 or s < 0 or not K.legal_for(board, s, side):
@@ -228,6 +239,35 @@ def _after_block(board, solver: ThreatSolver, side: int, depth: int, nodes: int)
     finally:
         take(board)
     return result, used
+
+
+def _follow_up(board, solver: ThreatSolver, side: int, depth: int, nodes: int, nest: int,
+               threat: list[int]) -> tuple[int, int]:
+    """Our move after our four and its block, the opponent's ``threat`` line still standing. A
+    reply that stops it (the squares of its line first) makes the four a defence: FAIL. WIN only
+    when the replies are all the moves that can matter (the opponent has an open-four square: its
+    blocks and our fours) and every one is refuted; else UNKNOWN."""
+    op = 2 - side
+    buf = np.zeros(int(board.meta[M_SIZE]), dtype=np.int32)
+    work = K.new_work(board, K.new_tt(1 << 10), K.default_params(), np.zeros(1, dtype=np.int32))
+    n = K.root_candidates(board, side, work, buf)
+    cands = [int(q) for q in buf[:n]]
+    first = [q for q in threat if q in set(cands)]
+    cands = first + [q for q in cands if q not in set(first)]
+    complete = board.cnt[op, C_FLEX4] > 0 and len(cands) <= FOLLOW_WIDTH
+    each = max(FOLLOW_MIN_NODES, nodes // FOLLOW_SHARE)
+    used = 0
+    unknown = False
+    for q in cands[:FOLLOW_WIDTH]:
+        result, n_used = _test(board, solver, q, side, depth, each, nest)
+        used += n_used
+        if result == FAIL:
+            return FAIL, used
+        if result == UNKNOWN:
+            unknown = True
+            if solver.stop[0]:
+                break
+    return (WIN if complete and not unknown else UNKNOWN), used
 
 
 def _work(rnd: _Round, board, solver: ThreatSolver, side: int, depth: int, nodes: int, abort) -> None:
@@ -286,11 +326,12 @@ def _round_defences(board, side: int, solver: ThreatSolver, abort, plan: RootPla
     if alive:
         best = max(standing.get(q, -1) for q in alive)
         if best >= 0:
-            # the moves proven to hold against the deepest threats tried; our open threes and fours
-            # the solver could not settle, and our fours that delay: a counter-attack may win first
-            # (a four gives nothing away but itself; the tree search judges them)
+            # the moves proven to hold against the deepest threats tried, and our open threes and
+            # fours the solver could not settle (a counter-attack may win first; the tree search
+            # judges them). Our fours that only delay are out: each was followed by every reply
+            # that could matter, and all were refuted.
             return [q for q in alive if standing.get(q, -1) == best or
-                    (q not in standing and board.cls[me, q] in COUNTERS)] + delays
+                    (q not in standing and board.cls[me, q] in COUNTERS)]
         # nothing proven to hold: the fours that delay go in too (a deeper search may see more after one)
         return alive + [q for q in delays if q not in alive]
     if delays:

@@ -13,7 +13,7 @@ import pytest
 from gomocup_bot.core.board import board_from_stones, pos_x, pos_y, to_pos
 from gomocup_bot.core.constants import RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
 from gomocup_bot.search import rootcheck
-from gomocup_bot.search.vct import WIN, ThreatSolver
+from gomocup_bot.search.vct import FAIL, WIN, ThreatSolver
 
 DATA = Path(__file__).parent / "data" / "defence_positions.json"
 RULES = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU}
@@ -61,3 +61,25 @@ def test_a_four_is_followed_by_its_block() -> None:
     holding = {to_pos(board, *m) for m in rec["holding"]}
     # every four that is not a holding move leaves the opponent its VCT after the block
     assert all(results[q] == WIN for q in fours if q not in holding), results
+
+
+def test_a_four_followed_by_the_real_defence_holds_and_one_without_is_a_delay() -> None:
+    """After our four and its block it is our move again: a four whose stone breaks a line of the
+    threat, followed by the reply that stops the rest, is a defence (it was read as a mere delay);
+    a four after which every reply that could matter is refuted stays a delay."""
+    held = _record("m-t1.sqlite game 70 move 20")
+    board = _board(held)
+    solver = ThreatSolver(board)
+    four = to_pos(board, 3, 9)
+    assert [3, 9] in held["holding"] and board.cls[held["to_move"] - 1, four] in rootcheck.FOURS
+    assert rootcheck._test(board, solver, four, held["to_move"], rootcheck.VCT_DEPTH + 3, 400_000)[0] == FAIL
+    # without the follow-up the same four reads as refuted
+    assert rootcheck._test(board, solver, four, held["to_move"], rootcheck.VCT_DEPTH + 3, 400_000, 0)[0] == WIN
+
+    lost = _record("free_aiwine.sqlite game 22 move 22")
+    board = _board(lost)
+    solver = ThreatSolver(board)
+    four = to_pos(board, 4, 3)
+    assert [4, 3] not in lost["holding"] + lost["unconfirmed"]
+    assert board.cls[lost["to_move"] - 1, four] in rootcheck.FOURS
+    assert rootcheck._test(board, solver, four, lost["to_move"], rootcheck.VCT_DEPTH + 3, 400_000)[0] == WIN
