@@ -116,11 +116,17 @@ def _next_phase(dog: Watchdog, stop_array, deadline: float | None) -> bool:
 def _candidates(board, side: int, plan: RootPlan) -> list[int]:
     """The root moves, best ordered first, the squares of the opponent's line ahead of the rest
     (that is where the defences usually are)."""
+    return _ordered_candidates(board, side, plan.threat)
+
+
+def _ordered_candidates(board, side: int, threat: list[int]) -> list[int]:
+    """The moves for ``side`` (the tree search's root generation), the squares of the opponent's
+    ``threat`` line first."""
     buf = np.zeros(int(board.meta[M_SIZE]), dtype=np.int32)
     work = K.new_work(board, K.new_tt(1 << 14), K.default_params(), np.zeros(1, dtype=np.int32))
     n = K.root_candidates(board, side, work, buf)
     cands = [int(q) for q in buf[:n]]
-    first = [q for q in plan.threat if q in set(cands)]
+    first = [q for q in threat if q in set(cands)]
     return first + [q for q in cands if q not in set(first)]
 
 
@@ -248,12 +254,7 @@ def _follow_up(board, solver: ThreatSolver, side: int, depth: int, nodes: int, n
     when the replies are all the moves that can matter (the opponent has an open-four square: its
     blocks and our fours) and every one is refuted; else UNKNOWN."""
     op = 2 - side
-    buf = np.zeros(int(board.meta[M_SIZE]), dtype=np.int32)
-    work = K.new_work(board, K.new_tt(1 << 10), K.default_params(), np.zeros(1, dtype=np.int32))
-    n = K.root_candidates(board, side, work, buf)
-    cands = [int(q) for q in buf[:n]]
-    first = [q for q in threat if q in set(cands)]
-    cands = first + [q for q in cands if q not in set(first)]
+    cands = _ordered_candidates(board, side, threat)
     complete = board.cnt[op, C_FLEX4] > 0 and len(cands) <= FOLLOW_WIDTH
     each = max(FOLLOW_MIN_NODES, nodes // FOLLOW_SHARE)
     used = 0
