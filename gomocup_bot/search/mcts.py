@@ -256,10 +256,10 @@ def _member(arr, p):
 
 
 @njit(cache=True, nogil=True)
-def select_child(node, move, first, nch, visits, wsum, prior, proven, flags, ip, fp):
-    """UCB choice among the (widened) children of ``node``; -1 if every child is proven lost."""
-    f = first[node]
-    n = nch[node]
+def select_child(node, f, n, move, visits, wsum, prior, proven, flags, ip, fp):
+    """UCB choice among the (widened) children of ``node``, the block ``[f, f + n)``; -1 if every
+    child is proven lost. The caller reads the block once: in a shared tree another thread may
+    rewrite ``first[node]`` between two reads (a claim writes a negative marker there)."""
     N = visits[node]
     plain = ip[I_MODE] == MODE_PLAIN
     if plain:
@@ -541,7 +541,7 @@ def run_iterations(b, root_c, n_iter, move, first, nch, visits, wsum, prior,
                 if nch[node] == 0:
                     first[node] = -2  # no legal move: a draw
                     break
-            ch = select_child(node, move, first, nch, visits, wsum, prior, proven, flags, ip, fp)
+            ch = select_child(node, first[node], nch[node], move, visits, wsum, prior, proven, flags, ip, fp)
             if ch < 0:
                 break
             p = move[ch]
@@ -713,11 +713,16 @@ def run_shared(b, root_c, n_iter, move, first, nch, visits, wsum, prior, proven,
         path[0] = 0
         fresh = False  # this iteration is the node's first visit
         while True:
-            if nch[node] == 0:
-                if proven[node] != 0 or first[node] == FIRST_DRAW or first[node] == FIRST_BUSY:
+            # one snapshot of the node's link: the other thread may rewrite it at any time
+            f = first[node]
+            n = nch[node]
+            if n == 0:
+                if proven[node] != 0 or f == FIRST_DRAW or f == FIRST_BUSY:
                     break
                 if fresh or node == 0:
                     break  # first visit of a leaf: play out from here
+                if f >= 0:
+                    break  # another thread is linking its block (first set, nch not yet): a leaf now
                 if count[0] + most + 1 >= spare:
                     stats[S_FULL] = 1
                     break
@@ -728,11 +733,15 @@ def run_shared(b, root_c, n_iter, move, first, nch, visits, wsum, prior, proven,
                     stats[S_FULL] = 1
                     break
                 _publish(node, spare, first, nch)
-                if nch[node] == 0:
+                # go on in our own block, read from the private scratch node: it lists this
+                # position's moves whatever another thread wrote to the node meanwhile
+                f = first[spare]
+                n = nch[spare]
+                if n == 0:
                     break
-            elif first[node] < 0:
-                break  # a block seen before its link: treat the node as a leaf this time
-            ch = select_child(node, move, first, nch, visits, wsum, prior, proven, flags, ip, fp)
+            elif f < 0:
+                break  # a claimed node whose old link is being replaced: a leaf this time
+            ch = select_child(node, f, n, move, visits, wsum, prior, proven, flags, ip, fp)
             if ch < 0:
                 break
             p = move[ch]
