@@ -26,17 +26,6 @@ def run(module: str, *args: str, timeout: float = 300) -> subprocess.CompletedPr
                           timeout=timeout)
 
 
-@pytest.fixture(scope="module")
-def games(tmp_path_factory):
-    # ten games: the fit needs 100 taught positions (seed 9's first six fell short after the root
-    # defence changed, 171bf0d)
-    out = tmp_path_factory.mktemp("teacher") / "games.jsonl"
-    proc = run("gomocup_bot", "selfplay", "--out", str(out), "--games", "10", "--workers", "2", "--nodes", "1500",
-               "--root-nodes", "3000", "--seed", "9")
-    assert proc.returncode == 0, proc.stderr
-    return out
-
-
 @pytest.mark.slow
 def test_positions_evaluated_by_an_engine_become_the_labels(games, tmp_path) -> None:
     positions = tmp_path / "kept.jsonl"

@@ -22,15 +22,6 @@ def run(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
                           timeout=timeout)
 
 
-@pytest.fixture(scope="module")
-def games(tmp_path_factory):
-    out = tmp_path_factory.mktemp("selfplay") / "games.jsonl"
-    proc = run("selfplay", "--out", str(out), "--games", "12", "--workers", "2", "--nodes", "1500",
-               "--root-nodes", "3000", "--seed", "5")
-    assert proc.returncode == 0, proc.stderr
-    return out
-
-
 def test_selfplay_writes_whole_games(games) -> None:
     recs = list(records.read(games))
     assert sorted(r.id for r in recs) == list(range(12))
