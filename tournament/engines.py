@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl
 # Every built-in the project plans, strongest last; the ladder default keeps only those that exist.
 PLANNED_BUILTINS = ("random", "greedy", "mcts-plain", "minimax", "gomocup-bot")
 _LABEL = re.compile(r"^([A-Za-z0-9_.+-]{1,64})=(.+)$", re.S)
-_OPTION_KEY = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
+_OPTION_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")  # the brain's own options use underscores (mate_width)
 
 
 class EngineSpecError(ValueError):

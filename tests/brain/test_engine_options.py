@@ -36,3 +36,13 @@ def test_tournament_builtin_spec_passes_brain_flags_and_engine_options():
     assert argv[1:] == ("-m", "gomocup_bot", "--engine", "gomocup-bot", "--level", "3",
                         "--option", "backend=mcts", "--threads", "1")
 
+
+
+def test_a_builtin_spec_takes_the_engines_underscored_options_and_refuses_bad_names():
+    from tournament.engines import EngineSpecError, parse_engine_spec
+
+    spec = parse_engine_spec("builtin:gomocup-bot?mate_width=1&root_nodes=100000")
+    assert "--option" in spec.argv and "mate_width=1" in spec.argv and "root_nodes=100000" in spec.argv
+    for bad in ("Mate", "x;rm", "1abc"):
+        with pytest.raises(EngineSpecError, match="bad option name"):
+            builtin_argv("gomocup-bot", {bad: "1"})

@@ -34,6 +34,14 @@ every blunder found there, with the position right before it. `verify` checks ea
    branches may need more, CONFIRM_NODES nodes) before the move goes. A second pass with
    `--floor 12 --nodes 10000000` settles leads the first pass could not prove that shallow.
 
+7. `prove` (on the written set): each holding and unconfirmed move once more, now against any forced
+   win, threats or not. The engine (`--engine`, `--long` seconds as the attacker) screens the move;
+   where it claims a forced win, tests/search/proof_check.py checks the claim over the whole board:
+   the engine only proposes the attacker's moves (`--oracle` seconds each), every legal reply of the
+   defender is tried, and the independent solver ends the lines it can. A move goes only when the
+   check proves the win; a position left without a holding move goes to `dropped` (with the proofs),
+   so the set keeps only positions that have a right answer.
+
 A position is kept when its blunder is proven and at least one move holds and is confirmed. The
 candidates are appended to `--out` one per line as they are done (a stopped run starts again where
 it was: positions already in the file are skipped). `select` writes the set, one record per position.
@@ -67,6 +75,8 @@ DEEPEN_THREES, DEEPEN_NODES = 9, 2_000_000  # the brain's solver screening each 
 CONFIRM_NODES = 3_000_000  # the independent solver proving a lead of the screen
 CONFIRM_EXTRA = 4  # ... this many threat moves deeper than the lead's principal line
 QUICK, LONG = 0.3, 3.0  # seconds of the engine per defender move
+PROVE_LONG, PROVE_ORACLE = 10.0, 1.0  # step 7: the engine's screen of a holding move, then a second an oracle move
+PROVE_ENGINE = "builtin:gomocup-bot?mate_width=1"
 
 
 def rule_name(rule: str) -> str:
@@ -327,19 +337,96 @@ def deepen(path: Path, floor: int = 0, nodes: int = CONFIRM_NODES) -> None:
                       f"solver {status} ({used} nodes, {time.monotonic() - t0:.0f} s)", file=sys.stderr, flush=True)
                 if status == T.WIN:
                     refuted.append(m)
-        if refuted:
-            keep = [i for i, m in enumerate(rec["holding"]) if tuple(m) not in refuted]
-            rec["holding"] = [rec["holding"][i] for i in keep]
-            rec["winrate"] = [rec["winrate"][i] for i in keep]
-            rec["proofs"] = [rec["proofs"][i] for i in keep]
-            rec["unconfirmed"] = [m for m in rec["unconfirmed"] if tuple(m) not in refuted]
-            rec.setdefault("refuted", [])
-            rec["refuted"] += [list(m) for m in refuted]
+        drop_refuted(rec, refuted)
         print(f"{rec['source']}: {len(refuted)} refuted deeper, {len(rec['holding'])} hold", file=sys.stderr, flush=True)
         if rec["holding"]:
             kept.append(rec)
     doc["positions"] = kept
     write_set(path, doc)
+
+
+def prove(path: Path, engine_spec: str, long: float, oracle_seconds: float, limit: int = 0) -> None:
+    """Step 7, on a written set (see the module docstring). Resumable: a position that carries
+    `proved` is skipped; the set is rewritten after every position."""
+    from tests.search.proof_check import WIN, ProofChecker
+    from tournament.analysis import eval_from_info
+    from tournament.engine import Limit, SimpleEngine
+
+    doc = json.loads(path.read_text())
+    doc.setdefault("dropped", [])
+    done = 0
+    with SimpleEngine.open(engine_spec, tolerance=max(10.0, 2 * long)) as engine:
+        def ask(moves, seconds: float):
+            position = Position.from_moves([(x, y) for x, y, _ in moves], SIZE, rule_for_engine(rule))
+            return engine.analyse(position, Limit(turn=seconds))
+
+        def oracle(moves, colour: int) -> tuple[int, int]:
+            return tuple(ask(moves, oracle_seconds).move)
+
+        def claims_win(moves) -> bool:
+            """The engine's view for the side to move; an answer with no value (a forced block) is
+            read from the position after it."""
+            info = ask(moves, long)
+            seen = eval_from_info(info, long)
+            if seen.known or info.move is None:
+                return seen.proven > 0
+            x, y = info.move
+            colour = 1 if len(moves) % 2 == 0 else 2
+            return eval_from_info(ask(moves + [(x, y, colour)], long), long).proven < 0
+
+        for rec in list(doc["positions"]):
+            if "proved" in rec:
+                continue
+            if limit and done >= limit:
+                break
+            rule = rec["rule"]
+            stones = [tuple(m) for m in rec["moves"]]
+            d = rec["to_move"]
+            checker = ProofChecker(SIZE, RULES[rule], oracle)
+            rec["proved"] = []
+            refuted = []
+            for group in ("holding", "unconfirmed"):
+                for m in [tuple(m) for m in rec[group]]:
+                    after = stones + [(m[0], m[1], d)]
+                    claim = claims_win(after)
+                    entry = {"move": list(m), "claim": claim}
+                    if claim:
+                        proof = checker.attacker_wins(after, 3 - d)
+                        entry.update(status=proof.status, oracle_calls=proof.oracle_calls,
+                                     defender_nodes=proof.defender_nodes, seconds=round(proof.seconds, 1))
+                        if proof.status == WIN:
+                            refuted.append(m)
+                    rec["proved"].append(entry)
+                    print(f"  {rec['source']} {m}: engine claims {'a win' if claim else 'no win'}"
+                          + (f"; check {entry['status']} ({entry['oracle_calls']} oracle moves, "
+                             f"{entry['defender_nodes']} defender positions, {entry['seconds']} s)" if claim else ""),
+                          file=sys.stderr, flush=True)
+            drop_refuted(rec, refuted)
+            if not rec["holding"]:
+                doc["positions"].remove(rec)
+                doc["dropped"].append(rec)
+            print(f"{rec['source']}: {len(refuted)} proved losing, {len(rec['holding'])} hold"
+                  + ("; dropped" if not rec["holding"] else ""), file=sys.stderr, flush=True)
+            write_set(path, doc)
+            done += 1
+
+
+def rule_for_engine(rule: str) -> str:
+    return "exact-five" if rule == "standard" else rule
+
+
+def drop_refuted(rec: dict, refuted: list[tuple[int, int]]) -> None:
+    """Move the proven-losing moves out of a record's holding (with their winrates and proofs) and
+    unconfirmed lists into `refuted`."""
+    if not refuted:
+        return
+    keep = [i for i, m in enumerate(rec["holding"]) if tuple(m) not in refuted]
+    rec["holding"] = [rec["holding"][i] for i in keep]
+    rec["winrate"] = [rec["winrate"][i] for i in keep]
+    rec["proofs"] = [rec["proofs"][i] for i in keep]
+    rec["unconfirmed"] = [m for m in rec["unconfirmed"] if tuple(m) not in refuted]
+    rec.setdefault("refuted", [])
+    rec["refuted"] += [list(m) for m in refuted]
 
 
 def write_set(path: Path, doc: dict) -> None:
@@ -374,6 +461,12 @@ def main(argv: list[str] | None = None) -> None:
     dp.add_argument("set", type=Path)
     dp.add_argument("--floor", type=int, default=0, help="the independent solver's least depth in threat moves")
     dp.add_argument("--nodes", type=int, default=CONFIRM_NODES, help="the independent solver's node budget a move")
+    pr = sub.add_parser("prove", help="screen each holding move for any forced win; a whole-board check decides")
+    pr.add_argument("set", type=Path)
+    pr.add_argument("--engine", default=PROVE_ENGINE, help=f"the screening engine and oracle (default {PROVE_ENGINE!r})")
+    pr.add_argument("--long", type=float, default=PROVE_LONG, help="the engine's seconds screening a move")
+    pr.add_argument("--oracle", type=float, default=PROVE_ORACLE, help="the engine's seconds for each move it proposes")
+    pr.add_argument("--limit", type=int, default=0, help="stop after this many positions")
     args = ap.parse_args(argv)
     if args.cmd == "verify":
         i, n = (int(v) for v in args.shard.split("/"))
@@ -383,6 +476,8 @@ def main(argv: list[str] | None = None) -> None:
         select(args.candidates, args.out)
     elif args.cmd == "recheck":
         recheck(args.set)
+    elif args.cmd == "prove":
+        prove(args.set, args.engine, args.long, args.oracle, args.limit)
     else:
         deepen(args.set, args.floor, args.nodes)
 
