@@ -77,6 +77,10 @@ CONFIRM_EXTRA = 4  # ... this many threat moves deeper than the lead's principal
 QUICK, LONG = 0.3, 3.0  # seconds of the engine per defender move
 PROVE_LONG, PROVE_ORACLE = 10.0, 1.0  # step 7: the engine's screen of a holding move, then a second an oracle move
 PROVE_ENGINE = "builtin:gomocup-bot?mate_width=1"
+PROVE_ABOUT = ("proved: each holding and unconfirmed move screened by the engine as the attacker; where it claimed a "
+               "forced win, the whole-board check (tests/search/proof_check.py) tried every defender reply: status win "
+               "= proved losing (the move went to `refuted`; `strategy`: the attacker's move at each line from the "
+               "position after it, which replays the proof); dropped: positions left without a holding move.")
 
 
 def rule_name(rule: str) -> str:
@@ -85,6 +89,10 @@ def rule_name(rule: str) -> str:
 
 def key_of(rule: str, moves) -> str:
     return rule_name(rule) + ":" + " ".join(f"{x},{y}" for x, y, *_ in moves)
+
+
+def shard_of(key: str, n: int) -> int:
+    return int(hashlib.sha1(key.encode()).hexdigest(), 16) % n
 
 
 def blunders_in(path: Path):
@@ -174,7 +182,7 @@ async def verify(paths: list[Path], out_path: Path, engine_spec: str, quick: flo
             if rule not in rules or key in done:
                 continue
             done.add(key)
-            if int(hashlib.sha1(key.encode()).hexdigest(), 16) % shard[1] != shard[0]:
+            if shard_of(key, shard[1]) != shard[0]:
                 continue
             todo.append((priority(blunder), rule, moves, blunder, game))
     todo.sort(key=lambda item: item[0])
@@ -345,15 +353,19 @@ def deepen(path: Path, floor: int = 0, nodes: int = CONFIRM_NODES) -> None:
     write_set(path, doc)
 
 
-def prove(path: Path, engine_spec: str, long: float, oracle_seconds: float, limit: int = 0) -> None:
+def prove(path: Path, engine_spec: str, long: float, oracle_seconds: float, limit: int = 0,
+          shard: tuple[int, int] = (0, 1)) -> None:
     """Step 7, on a written set (see the module docstring). Resumable: a position that carries
-    `proved` is skipped; the set is rewritten after every position."""
+    `proved` is skipped; the set is rewritten after every position. With ``shard`` (I, N) only
+    every N-th position from the I-th: run the shards on copies of the set, then `merge` them."""
     from tests.search.proof_check import WIN, ProofChecker
     from tournament.analysis import eval_from_info
     from tournament.engine import Limit, SimpleEngine
 
     doc = json.loads(path.read_text())
     doc.setdefault("dropped", [])
+    if PROVE_ABOUT not in doc["about"]:
+        doc["about"] += " " + PROVE_ABOUT
     done = 0
     with SimpleEngine.open(engine_spec, tolerance=max(10.0, 2 * long)) as engine:
         def ask(moves, seconds: float):
@@ -375,7 +387,7 @@ def prove(path: Path, engine_spec: str, long: float, oracle_seconds: float, limi
             return eval_from_info(ask(moves + [(x, y, colour)], long), long).proven < 0
 
         for rec in list(doc["positions"]):
-            if "proved" in rec:
+            if "proved" in rec or shard_of(key_of(rec["rule"], rec["moves"]), shard[1]) != shard[0]:
                 continue
             if limit and done >= limit:
                 break
@@ -396,6 +408,7 @@ def prove(path: Path, engine_spec: str, long: float, oracle_seconds: float, limi
                                      defender_nodes=proof.defender_nodes, seconds=round(proof.seconds, 1))
                         if proof.status == WIN:
                             refuted.append(m)
+                            entry["strategy"] = proof.strategy
                     rec["proved"].append(entry)
                     print(f"  {rec['source']} {m}: engine claims {'a win' if claim else 'no win'}"
                           + (f"; check {entry['status']} ({entry['oracle_calls']} oracle moves, "
@@ -409,6 +422,28 @@ def prove(path: Path, engine_spec: str, long: float, oracle_seconds: float, limi
                   + ("; dropped" if not rec["holding"] else ""), file=sys.stderr, flush=True)
             write_set(path, doc)
             done += 1
+
+
+def merge(paths: list[Path], out_path: Path) -> None:
+    """The shards of a `prove` run (copies of one set) as one set: each position as the shard that
+    proved it left it (kept or dropped), in the set's order."""
+    docs = [json.loads(p.read_text()) for p in paths]
+    order = [key_of(r["rule"], r["moves"]) for r in docs[0]["positions"] + docs[0].get("dropped", [])]
+    kept: dict[str, dict] = {}
+    dropped: dict[str, dict] = {}
+    for doc in docs:
+        for r in doc["positions"]:
+            k = key_of(r["rule"], r["moves"])
+            if "proved" in r or k not in kept:
+                kept[k] = r
+        for r in doc.get("dropped", []):
+            dropped[key_of(r["rule"], r["moves"])] = r
+    out = dict(docs[0])
+    if PROVE_ABOUT not in out["about"]:
+        out["about"] += " " + PROVE_ABOUT
+    out["positions"] = [kept[k] for k in order if k in kept and k not in dropped]
+    out["dropped"] = [dropped[k] for k in order if k in dropped]
+    write_set(out_path, out)
 
 
 def rule_for_engine(rule: str) -> str:
@@ -431,7 +466,9 @@ def drop_refuted(rec: dict, refuted: list[tuple[int, int]]) -> None:
 
 def write_set(path: Path, doc: dict) -> None:
     text = json.dumps(doc, separators=(",", ":")).replace('{"rule"', '\n{"rule"')
-    path.write_text(text + "\n")
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text + "\n")
+    tmp.replace(path)  # a run stopped while writing leaves the last whole set
     by: dict[tuple[str, str], int] = {}
     for r in doc["positions"]:
         k = (r["rule"], "black" if r["to_move"] == 1 else "white")
@@ -467,6 +504,10 @@ def main(argv: list[str] | None = None) -> None:
     pr.add_argument("--long", type=float, default=PROVE_LONG, help="the engine's seconds screening a move")
     pr.add_argument("--oracle", type=float, default=PROVE_ORACLE, help="the engine's seconds for each move it proposes")
     pr.add_argument("--limit", type=int, default=0, help="stop after this many positions")
+    pr.add_argument("--shard", default="0/1", help="I/N: only the positions whose key hashes to I modulo N (parallel runs on copies)")
+    mg = sub.add_parser("merge", help="join the copies that `prove --shard` runs wrote")
+    mg.add_argument("shards", nargs="+", type=Path)
+    mg.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
     if args.cmd == "verify":
         i, n = (int(v) for v in args.shard.split("/"))
@@ -477,7 +518,10 @@ def main(argv: list[str] | None = None) -> None:
     elif args.cmd == "recheck":
         recheck(args.set)
     elif args.cmd == "prove":
-        prove(args.set, args.engine, args.long, args.oracle, args.limit)
+        i, n = (int(v) for v in args.shard.split("/"))
+        prove(args.set, args.engine, args.long, args.oracle, args.limit, (i, n))
+    elif args.cmd == "merge":
+        merge(args.shards, args.out)
     else:
         deepen(args.set, args.floor, args.nodes)
 

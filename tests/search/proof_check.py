@@ -36,6 +36,9 @@ class Proof:
     solver_nodes: int = 0
     seconds: float = 0.0
     refutation: list[Move] | None = None  # FAIL: the line (A, D, A, ...) where the proof broke
+    # A's move at every position where the oracle was asked, keyed by the line from the root
+    # ("x,y x,y ..."): replayed as the oracle (`strategy_oracle`), it checks the proof again
+    strategy: dict[str, list[int]] | None = None
 
 
 class ProofChecker:
@@ -51,7 +54,7 @@ class ProofChecker:
         self.moves = [tuple(m) for m in moves]
         self.memo: dict[tuple[int, int], str] = {}
         self.line: list[Move] = []
-        self.proof = Proof(UNKNOWN)
+        self.proof = Proof(UNKNOWN, strategy={})
         t0 = time.monotonic()
         try:
             self.proof.status = self._attack(attacker, 0)
@@ -75,6 +78,7 @@ class ProofChecker:
             raise _GiveUp
         self.proof.oracle_calls += 1
         x, y = self.oracle(list(self.moves), a)
+        self.proof.strategy[line_key(self.line)] = [x, y]
         m = y * self.size + x
         theirs = b.five_points(3 - a)
         if not (0 <= x < self.size and 0 <= y < self.size) or b.cells[m] != T.EMPTY or b.foul(m, a) \
@@ -148,3 +152,18 @@ class ProofChecker:
 
 class _GiveUp(Exception):
     pass
+
+
+def line_key(line) -> str:
+    return " ".join(f"{x},{y}" for x, y in line)
+
+
+def strategy_oracle(strategy: dict[str, list[int]], root_moves: int) -> Oracle:
+    """An oracle that replays a recorded proof: the move stored for the line played since the
+    root (the first `root_moves` moves); a line the proof never met has no move (the check gives up)."""
+    def oracle(moves, colour: int) -> Move:
+        move = strategy.get(line_key((x, y) for x, y, _ in moves[root_moves:]))
+        if move is None:
+            return (-1, -1)
+        return move[0], move[1]
+    return oracle

@@ -5,6 +5,10 @@ threat solver (tests/search/threat_solver.py, no brain code):
   (100 positions or more, both colours, freestyle, standard and renju);
 - every blunder really loses: the solver finds the attacker's VCT after it, exactly as short as
   recorded (`length` threat moves);
+- every move the set's `prove` step removed really loses: its recorded strategy, replayed as the
+  attacker's moves by the whole-board check (tests/search/proof_check.py), meets every legal reply
+  of the defender (cheap proofs always, the rest in the full run); a dropped position (no holding
+  move left) has such a proof for each of its former holding moves;
 - every holding move really holds at its recorded proof: after it the attacker has no VCT of at
   most `proofs[i][0]` threat moves (the blunder's own length for most, see the data's README),
   a complete search within the recorded nodes.
@@ -25,7 +29,11 @@ from protocol.rules import Rules
 from tests.search import threat_solver as T
 
 DATA = Path(__file__).parent / "data" / "defence_positions.json"
-POSITIONS = json.loads(DATA.read_text())["positions"]
+DOC = json.loads(DATA.read_text())
+POSITIONS = DOC["positions"]
+# every move the `prove` step found losing, with the strategy that proves it: (record, entry)
+REFUTED = [(rec, e) for rec in POSITIONS + DOC.get("dropped", []) for e in rec.get("proved", []) if "strategy" in e]
+CHEAP_PROOF = 15  # defender positions: larger recorded proofs are replayed only in the full run
 RULES = {"freestyle": Rules(), "standard": Rules(exact_five=True), "renju": Rules(renju=True)}
 CHEAP = 25_000  # solver nodes: searches above this are left to the full run
 HOLD_SHARE = 6_000  # solver nodes per position for its holding moves, outside the full run
@@ -84,3 +92,23 @@ def test_holding_moves_really_hold(rec: dict) -> None:
         checked += 1
     if not checked:
         pytest.skip("long proofs only: GOMOKU_DEFENCE_FULL=1 checks them")
+
+
+@pytest.mark.parametrize("item", REFUTED, ids=lambda it: f"{_id(it[0])}-{it[1]['move'][0]},{it[1]['move'][1]}")
+def test_a_proved_refutation_replays(item) -> None:
+    from tests.search.proof_check import ProofChecker, strategy_oracle
+
+    rec, entry = item
+    if entry["defender_nodes"] > CHEAP_PROOF and not FULL:
+        pytest.skip(f"a large proof ({entry['defender_nodes']} defender positions): GOMOKU_DEFENCE_FULL=1 replays it")
+    d = rec["to_move"]
+    after = _stones(rec) + [(*entry["move"], d)]
+    checker = ProofChecker(rec["size"], RULES[rec["rule"]], strategy_oracle(entry["strategy"], len(after)))
+    assert checker.attacker_wins(after, 3 - d).status == T.WIN
+    assert entry["move"] not in rec["holding"] + rec["unconfirmed"]
+
+
+def test_dropped_positions_lost_every_holding_move_to_a_proof() -> None:
+    for rec in DOC.get("dropped", []):
+        proved = {tuple(e["move"]) for e in rec["proved"] if e.get("status") == T.WIN and "strategy" in e}
+        assert not rec["holding"] and set(map(tuple, rec["refuted"])) >= proved and proved

@@ -11,7 +11,7 @@ import pytest
 
 from protocol.rules import Rules
 from tests.search import threat_solver as T
-from tests.search.proof_check import FAIL, UNKNOWN, WIN, ProofChecker
+from tests.search.proof_check import FAIL, UNKNOWN, WIN, ProofChecker, strategy_oracle
 
 DATA = Path(__file__).parent / "data"
 RULES = {"freestyle": Rules(), "standard": Rules(exact_five=True), "renju": Rules(renju=True)}
@@ -63,6 +63,13 @@ def test_a_real_vct_is_confirmed_move_by_move(rec):
     proof = checker.attacker_wins(stones, rec["to_move"])
     assert proof.status == WIN
     assert proof.oracle_calls >= 1 and proof.defender_nodes >= 1  # the oracle's line, every reply tried
+    # the recorded strategy proves it again with no solver oracle; without its first move it cannot
+    rules = RULES[rec["rule"]]
+    replay = ProofChecker(15, rules, strategy_oracle(proof.strategy, len(stones)), quick_depth=1, quick_nodes=5_000)
+    assert replay.attacker_wins(stones, rec["to_move"]).status == WIN
+    cut = {k: v for k, v in proof.strategy.items() if k}
+    replay = ProofChecker(15, rules, strategy_oracle(cut, len(stones)), quick_depth=1, quick_nodes=5_000)
+    assert replay.attacker_wins(stones, rec["to_move"]).status == UNKNOWN
 
 
 @pytest.mark.parametrize("rec", sorted(records("defence"), key=lambda r: r["nodes"])[:2],
