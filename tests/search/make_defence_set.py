@@ -369,7 +369,7 @@ def prove(path: Path, engine_spec: str, long: float, oracle_seconds: float, limi
     done = 0
     with SimpleEngine.open(engine_spec, tolerance=max(10.0, 2 * long)) as engine:
         def ask(moves, seconds: float):
-            position = Position.from_moves([(x, y) for x, y, _ in moves], SIZE, rule_for_engine(rule))
+            position = Position.from_moves([(x, y) for x, y, _ in moves], SIZE, rule)
             return engine.analyse(position, Limit(turn=seconds))
 
         def oracle(moves, colour: int) -> tuple[int, int]:
@@ -444,10 +444,6 @@ def merge(paths: list[Path], out_path: Path) -> None:
     out["positions"] = [kept[k] for k in order if k in kept and k not in dropped]
     out["dropped"] = [dropped[k] for k in order if k in dropped]
     write_set(out_path, out)
-
-
-def rule_for_engine(rule: str) -> str:
-    return "exact-five" if rule == "standard" else rule
 
 
 def drop_refuted(rec: dict, refuted: list[tuple[int, int]]) -> None:
