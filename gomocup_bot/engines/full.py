@@ -11,7 +11,9 @@ Options: ``backend`` (mcts | ab), ``trigger`` (none | brute | triggered | h1 | h
 PVS's quiescence search (the default), the static evaluation, or playouts; table boards but caro,
 which play out), ``prior`` (MCTS: class | score -- priors from the threat classes (the default),
 or line scores), ``final`` (robust | max | max-robust), ``level``,
-``root_nodes`` (the root threat search's node budget), ``defence`` (quick | rounds, below), ``threads`` (1 | 2: the second core searches too -- alpha-beta with a lazy-SMP helper thread,
+``root_nodes`` (the root threat search's node budget), ``defence`` (quick | rounds, below), ``tss`` (the
+threat solver the defence rounds test each candidate with: dfs, the default, or pn: depth-first on a
+quarter of the nodes, then proof numbers; measured no stronger, docs/search.md), ``threads`` (1 | 2: the second core searches too -- alpha-beta with a lazy-SMP helper thread,
 MCTS with a second tree (``parallel=root``) or on one shared tree (``parallel=tree``); defaults
 below), ``reuse`` (MCTS: keep the tree from one move to the next); the PVS's ``eval_avg`` (1, the
 default: the evaluation's pattern sums averaged over this and the previous position), ``extend``
@@ -68,6 +70,7 @@ TACTICS_SHARE = 0.4  # of the planned time, at most, for the root's threat check
 # docs/search.md, "Defence": rounds hold more of the defence set (100 of 115 against 93) and beat
 # the base brain at 1 s (the match there).
 DEFAULT_DEFENCE = "rounds"
+DEFAULT_TSS = "dfs"  # option ``tss``: the defence's threat solver, dfs | pn (search.rootcheck.defence_solver)
 DEFENCE_SHARE = 0.32
 VERIFY_PLAN, VERIFY_CUT = 0.7, 0.8
 
@@ -89,6 +92,10 @@ class FullEngine(SearchEngineBase):
             log.warning("options verify_plan=%s, verify_cut=%s need 0 < plan <= cut <= 1; using %s, %s",
                         self.verify_plan, self.verify_cut, VERIFY_PLAN, VERIFY_CUT)
             self.verify_plan, self.verify_cut = VERIFY_PLAN, VERIFY_CUT
+        self.tss = self.option("tss", DEFAULT_TSS, str)
+        if self.tss not in ("dfs", "pn"):
+            log.warning("option tss=%r is not dfs or pn; using %s", self.tss, DEFAULT_TSS)
+            self.tss = DEFAULT_TSS
         self.defence = self.option("defence", DEFAULT_DEFENCE, str)
         if self.defence not in ("quick", "rounds"):
             self.defence = DEFAULT_DEFENCE
@@ -129,6 +136,8 @@ class FullEngine(SearchEngineBase):
         self.warm_parts = ("pvs",) if self.backend == "ab" else ("pvs", "mcts")
         if self.backend == "mcts" and self.threads > 1 and self.mcts_config.parallel == "tree":
             self.warm_parts += ("mcts-shared",)
+        if self.tss == "pn":
+            self.warm_parts += ("pns",)
         super().prepare()
         self._searchers_for(0)
 
@@ -197,7 +206,7 @@ class FullEngine(SearchEngineBase):
             plan = rootcheck.analyse(board, view.side, stop.array, now + TACTICS_SHARE * share,
                                      excluded=view.excluded, vct_nodes=self.root_nodes, rounds=rounds,
                                      defence_deadline=now + DEFENCE_SHARE * max(budget.hard - now, 0.0),
-                                     threads=threads)
+                                     threads=threads, tss=self.tss)
             if plan.move >= 0 and plan.move not in view.excluded:
                 report(request, "best", view, plan.move)
                 line = " ".join(f"{x},{y}" for x, y in (view.xy(q) for q in plan.line if q >= 0))
@@ -229,7 +238,7 @@ class FullEngine(SearchEngineBase):
                     if out.proven > 0:
                         return out.move  # the tree search proved a win: nothing to check
                     ranked = [out.move] + [q for q in out.ranked if q != out.move]
-                    return rootcheck.verify(board, side, ranked, stop.array, hard)
+                    return rootcheck.verify(board, side, ranked, stop.array, hard, self.tss)
 
                 sharp = False
             result = pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs", board=board, sharp=sharp,

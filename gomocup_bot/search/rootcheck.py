@@ -51,11 +51,12 @@ class RootPlan:
 
 def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=frozenset(),
             vct_nodes: int = 300_000, rounds: bool = False, defence_deadline: float | None = None,
-            threads: int = 1) -> RootPlan:
+            threads: int = 1, tss: str = "dfs") -> RootPlan:
     """Run the checks for ``side`` to move on ``board`` (restored on return) until ``deadline``.
     The defence against the opponent's VCT is the quick one (each candidate once, inside
     ``deadline``), or with ``rounds`` the deeper rounds, which may go on until ``defence_deadline``
-    (default the same) on ``threads`` threads (1 or 2)."""
+    (default the same) on ``threads`` threads (1 or 2), testing each candidate with the threat
+    solver ``tss`` (`defence_solver`); the own and the opponent's VCT stay depth-first."""
     t0 = time.monotonic()
     plan = RootPlan()
     me, op = side - 1, 2 - side
@@ -99,7 +100,9 @@ def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=fr
         defence_deadline = defence_deadline if defence_deadline is not None else deadline
         if not _next_phase(dog, stop_array, defence_deadline):
             return _done(plan, t0)
-        plan.allowed = _round_defences(board, side, solver, abort, plan, threads, untimed=defence_deadline is None)
+        solver = defence_solver(tss, board, abort)
+        plan.allowed = _round_defences(board, side, solver, abort, plan, threads, untimed=defence_deadline is None,
+                                       tss=tss)
     return _done(plan, t0)
 
 
@@ -284,7 +287,7 @@ def _work(rnd: _Round, board, solver: ThreatSolver, side: int, depth: int, nodes
 
 
 def _round_defences(board, side: int, solver: ThreatSolver, abort, plan: RootPlan, threads: int = 1,
-                    untimed: bool = False) -> list[int] | None:
+                    untimed: bool = False, tss: str = "dfs") -> list[int] | None:
     """The candidates that refute the opponent's VCT, by rounds (DEFENCE_ROUNDS), each deeper
     than the last: a move the solver proves lost in any round is out; of the others, those proven
     to hold in the deepest round reached are kept, with our threats the solver could not settle
@@ -294,7 +297,7 @@ def _round_defences(board, side: int, solver: ThreatSolver, abort, plan: RootPla
     UNTIMED_DEFENCE_NODES. None when nothing could be said in time."""
     me = side - 1
     alive = _candidates(board, side, plan)[:DEFENCE_WIDTH]
-    helper = (copy_board(board), ThreatSolver(board, abort)) if threads > 1 and len(alive) > 1 else None
+    helper = (copy_board(board), defence_solver(tss, board, abort)) if threads > 1 and len(alive) > 1 else None
     delays: list[int] = []  # own fours after whose block the threat is still there
     standing: dict[int, int] = {}  # the deepest round a move was proven to hold in
     spent: dict[int, int] = {}  # nodes of its last test: the quickly settled go first next round
@@ -345,14 +348,14 @@ VERIFY_DEPTH, VERIFY_NODES = VCT_DEPTH + 3, 400_000  # the check of the tree sea
 VERIFY_WIDTH = 4  # its choice and at most this many - 1 runners-up
 
 
-def verify(board, side: int, ranked: list[int], stop_array, deadline: float | None) -> int:
+def verify(board, side: int, ranked: list[int], stop_array, deadline: float | None, tss: str = "dfs") -> int:
     """The tree search's choice checked against the opponent's VCT, deeper than the defence rounds
     could afford for every candidate: the first of ``ranked`` (best first) that the solver does not
     refute. If each one tried is refuted, or the time runs out first, the choice stands."""
     if not ranked:
         return -1
     with Watchdog(stop_array, deadline) as abort:
-        solver = ThreatSolver(board, abort)
+        solver = defence_solver(tss, board, abort)
         for q in ranked[:VERIFY_WIDTH]:
             result, _ = _test(board, solver, q, side, VERIFY_DEPTH, VERIFY_NODES)
             if abort[0]:
@@ -360,6 +363,17 @@ def verify(board, side: int, ranked: list[int], stop_array, deadline: float | No
             if result != WIN:
                 return q
     return ranked[0]
+
+
+def defence_solver(tss: str, board, abort):
+    """The threat solver the defence tests candidates with: ``dfs`` the depth-first search of
+    `search.vct`, ``pn`` the depth-first search on a quarter of the nodes, then the proof-number
+    search (`search.pns`), which proves holding moves (no VCT) far sooner."""
+    if tss == "pn":
+        from gomocup_bot.search.pns import PnSolver
+
+        return PnSolver(board, abort)
+    return ThreatSolver(board, abort)
 
 
 def _done(plan: RootPlan, t0: float) -> RootPlan:

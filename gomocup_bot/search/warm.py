@@ -13,6 +13,7 @@ MCTS, MCTS_PLAIN = "mcts", "mcts-plain"
 PVS = "pvs"  # the pattern-layer principal-variation search on the core board, and the root checks
 PVS_BIG_K = "pvs-big-k"  # the same kernels compiled for k > 5 boards (another numba type: `core.board.play`)
 MCTS_SHARED = "mcts-shared"  # the tree-parallel kernels (`parallel=tree`)
+PNS = "pns"  # the proof-number threat search (option ``tss=pn``)
 _done: set[str] = set()
 
 
@@ -41,6 +42,12 @@ def warm_up(parts: tuple[str, ...] = (PVS, PVS_BIG_K, MCTS, MCTS_PLAIN)) -> None
         b = board_from_stones(9, 9, [(4, 4, 1), (4, 5, 2), (5, 4, 1), (3, 3, 2), (5, 5, 1)], 6, 0)
         PvsSearcher(1 << 16).search(b, 2, stop, soft_deadline=None, hard_deadline=None, max_depth=3)
         analyse(b, 2, stop, None, vct_nodes=500)
+    if PNS in todo:
+        from gomocup_bot.core.board import board_from_stones
+        from gomocup_bot.search.pns import PnSolver
+
+        b = board_from_stones(9, 9, [(4, 4, 1), (4, 5, 2), (5, 4, 1), (3, 3, 2), (5, 5, 1)], 5, 4)
+        PnSolver(b, stop, capacity=1 << 12, dfs_share=0.0).run(b, 1, vct=True, max_depth=2, max_nodes=500)
     if MCTS in todo or MCTS_PLAIN in todo or MCTS_SHARED in todo:
         from gomocup_bot.core.board import board_from_stones
 
