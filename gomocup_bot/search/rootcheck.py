@@ -100,7 +100,8 @@ def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=fr
         defence_deadline = defence_deadline if defence_deadline is not None else deadline
         if not _next_phase(dog, stop_array, defence_deadline):
             return _done(plan, t0)
-        solver = defence_solver(tss, board, abort)
+        if tss != "dfs":  # the default keeps the solver above, with the failures it proved
+            solver = defence_solver(tss, board, abort)
         plan.allowed = _round_defences(board, side, solver, abort, plan, threads, untimed=defence_deadline is None,
                                        tss=tss)
     return _done(plan, t0)
