@@ -21,7 +21,9 @@ default: the evaluation's pattern sums averaged over this and the previous posit
 ``iir`` (internal iterative reduction: nodes this deep or deeper without a hash move search one
 ply less; 0, off), ``width`` (moves kept at a quiet inner node, 14), ``mate_width`` (1: such a
 node searches past its width while every kept move loses by force, so the cut claims no false
-forced loss; 0, off) and ``max_depth`` (the deepest iteration, 60),
+forced loss; 0, off), ``root_lmr`` (1: the root's late quiet moves get a reduced null-window
+look first, re-searched at full depth when they beat the best; 0, off) and ``max_depth`` (the
+deepest iteration, 60),
 ``iteration_start`` / ``iteration_end`` (shares of the planned time that start another iteration),
 ``verify_plan`` / ``verify_cut`` (when the opponent has a VCT: the tree search's planned and
 greatest share of the time left after the root checks; the rest checks its choice).
@@ -183,6 +185,7 @@ class FullEngine(SearchEngineBase):
                                                          extend=self.option("extend", PvsConfig.extend, int),
                                                          iir=self.option("iir", PvsConfig.iir, int),
                                                          mate_width=self.option("mate_width", PvsConfig.mate_width, int),
+                                                         root_lmr=self.option("root_lmr", PvsConfig.root_lmr, int),
                                                          width=self.option("width", PvsConfig.width, int),
                                                          max_depth=self.option("max_depth", PvsConfig.max_depth, int),
                                                          sharp_time=self.sharp_time))

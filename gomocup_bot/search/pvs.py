@@ -64,7 +64,8 @@ P_EVAL_AVG = 10  # 1: the pattern sums are the mean of this and the previous pos
 P_EXTEND = 11  # answering the opponent's open three (a flex four to stop) costs no depth: 1 everywhere, 2 at PV nodes
 P_IIR = 12  # internal iterative reduction: a node this deep or deeper with no hash move searches one ply less (0: off)
 P_MATE_WIDTH = 13  # 1: a quiet node whose kept moves all lose by force searches the rest (no false mate from the width cut)
-P_LEN = 14
+P_ROOT_LMR = 14  # 1: the root's late quiet moves get a reduced null-window look first, as inner PV nodes' do
+P_LEN = 15
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -589,11 +590,21 @@ def search_root(b, side, depth, alpha, beta, root_moves, root_scores, n_root, w)
             # it is played, so only the root plays one, and the child would not see the made five)
             v = WIN - 1
         else:
+            reduce = 0
+            if (w.params[P_ROOT_LMR] != 0 and i >= 2 and depth >= 3
+                    and b.cls[side - 1, q] < C_THREE and b.cls[2 - side, q] < C_THREE):
+                reduce = LOG100[depth] * LOG100[min(i + 1, 256)] * w.params[P_LMR_SCALE] // 1000000 - 1
+                if reduce > depth - 2:
+                    reduce = depth - 2
             play(b, q, side)
             if i == 0:
                 v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, np.int64(q), w)
             else:
-                v = negamax(b, 3 - side, depth - 1, -a - 1, -a, ply1, np.int64(q), w)
+                v = NO_SCORE + 1  # (no reduced look yet)
+                if reduce > 0:
+                    v = negamax(b, 3 - side, depth - 1 - reduce, -a - 1, -a, ply1, np.int64(q), w)
+                if v != NO_SCORE and (reduce <= 0 or -v > a):
+                    v = negamax(b, 3 - side, depth - 1, -a - 1, -a, ply1, np.int64(q), w)
                 if v != NO_SCORE and -v > a and -v < beta:
                     v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, np.int64(q), w)
             take(b)

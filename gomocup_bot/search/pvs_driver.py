@@ -69,6 +69,7 @@ class PvsConfig:
     extend: int = 0  # the defence against an open three costs no depth: 1 everywhere, 2 at PV nodes (pvs.P_EXTEND)
     iir: int = 0  # nodes at least this deep without a hash move search one ply less, 0 off (pvs.P_IIR)
     mate_width: int = 0  # 1: past the width cut while every move so far loses by force (pvs.P_MATE_WIDTH)
+    root_lmr: int = 0  # 1: the root's late quiet moves are searched shallower first (pvs.P_ROOT_LMR)
 
 
 @dataclass
@@ -110,6 +111,7 @@ class PvsSearcher:
         p[K.P_EXTEND] = self.config.extend
         p[K.P_IIR] = self.config.iir
         p[K.P_MATE_WIDTH] = self.config.mate_width
+        p[K.P_ROOT_LMR] = self.config.root_lmr
         if not self.config.lmr:  # the plain baseline: no reductions and no selectivity
             p[K.P_LMR_MIN] = K.MAX_MOVES  # no move index reaches it
             p[K.P_PRUNE] = 0
