@@ -23,7 +23,9 @@ ply less; 0, off), ``width`` (moves kept at a quiet inner node, 14), ``mate_widt
 node searches past its width while every kept move loses by force, so the cut claims no false
 forced loss; 0, off), ``root_lmr`` (1: the root's late quiet moves get a reduced null-window
 look first, re-searched at full depth when they beat the best; 0, off) and ``max_depth`` (the
-deepest iteration, 60),
+deepest iteration, 60), ``singular`` (singular extension from this remaining depth: a hash
+move whose every alternative fails ``singular_margin`` units a ply below its value on a
+half-depth look gets a ply more; 0, off),
 ``iteration_start`` / ``iteration_end`` (shares of the planned time that start another iteration),
 ``verify_plan`` / ``verify_cut`` (when the opponent has a VCT: the tree search's planned and
 greatest share of the time left after the root checks; the rest checks its choice).
@@ -186,6 +188,9 @@ class FullEngine(SearchEngineBase):
                                                          iir=self.option("iir", PvsConfig.iir, int),
                                                          mate_width=self.option("mate_width", PvsConfig.mate_width, int),
                                                          root_lmr=self.option("root_lmr", PvsConfig.root_lmr, int),
+                                                         singular=self.option("singular", PvsConfig.singular, int),
+                                                         singular_margin=self.option("singular_margin",
+                                                                                     PvsConfig.singular_margin, int),
                                                          width=self.option("width", PvsConfig.width, int),
                                                          max_depth=self.option("max_depth", PvsConfig.max_depth, int),
                                                          sharp_time=self.sharp_time))

@@ -65,7 +65,9 @@ P_EXTEND = 11  # answering the opponent's open three (a flex four to stop) costs
 P_IIR = 12  # internal iterative reduction: a node this deep or deeper with no hash move searches one ply less (0: off)
 P_MATE_WIDTH = 13  # 1: a quiet node whose kept moves all lose by force searches the rest (no false mate from the width cut)
 P_ROOT_LMR = 14  # 1: the root's late quiet moves get a reduced null-window look first, as inner PV nodes' do
-P_LEN = 15
+P_SINGULAR = 15  # singular extension from this remaining depth (0: off): a hash move alone above the rest gets a ply more
+P_SINGULAR_MARGIN = 16  # ... "alone": every other move fails below its hash value minus this many units a ply
+P_LEN = 17
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -87,7 +89,8 @@ K_VCT_WINS = 3  # probes that proved a win
 K_LEN = 4
 
 Work = namedtuple("Work", ["tt_key", "tt_data", "killers", "history", "moves", "scores", "counter",
-                           "params", "stop", "attack", "defend", "eval_threat", "eval_tempo", "threat", "evals"])
+                           "params", "stop", "attack", "defend", "eval_threat", "eval_tempo", "threat", "evals",
+                           "skip"])
 
 
 def default_params() -> np.ndarray:
@@ -100,6 +103,7 @@ def default_params() -> np.ndarray:
     p[P_VCT_NODES] = 200
     p[P_VCT_THREES] = 2
     p[P_LMR_SCALE] = 100
+    p[P_SINGULAR_MARGIN] = 4
     return p
 
 
@@ -122,7 +126,8 @@ def new_work(board, tt, params: np.ndarray, stop: np.ndarray) -> Work:
     return Work(tt[0], tt[1], np.zeros(MAX_PLY * 2, dtype=np.int32), np.zeros(2 * size, dtype=np.int32),
                 np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32), np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32),
                 np.zeros(K_LEN, dtype=np.int64), params, stop, attack, defend, threat, tempo,
-                T.new_work(board, stop, 1 << 14), np.zeros(MAX_PLY + 2, dtype=np.int64))
+                T.new_work(board, stop, 1 << 14), np.zeros(MAX_PLY + 2, dtype=np.int64),
+                np.full(MAX_PLY + 2, -1, dtype=np.int64))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -424,6 +429,9 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
         return alpha
 
     key = b.hash[0] ^ np.uint64(side)
+    skip = w.skip[ply]
+    if skip >= 0:  # the singular test's search without the hash move: an entry of its own
+        key ^= np.uint64(skip + 1) * np.uint64(0x9E3779B97F4A7C15)
     found, tv, td, tf, tmove = tt_probe(w, key)
     if found:
         tv = _from_tt(tv, ply)
@@ -452,6 +460,24 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
                 v = quiesce(b, side, alpha, alpha + 1, ply, w.params[P_QDEPTH], np.int64(last), w)
                 if v == NO_SCORE or v <= alpha:
                     return v
+
+    # singular extension: when every other move stays well below the hash move's (lower-bound)
+    # value on a shallower look, the hash move is the only one and gets a ply more
+    ext_move = -1
+    se = w.params[P_SINGULAR]
+    if (se > 0 and depth >= se and skip < 0 and found and tmove >= 0 and nf == 0 and b.cnt[op, C_FLEX4] == 0
+            and (tf & FLAG_LOWER) != 0 and td >= depth - 3 and tv > -WIN_BOUND and tv < WIN_BOUND
+            and ply < MAX_PLY // 2):
+        sb = tv - w.params[P_SINGULAR_MARGIN] * depth
+        w.skip[ply] = tmove
+        v = negamax(b, side, (depth - 1) // 2, sb - 1, sb, ply, np.int64(last), w)
+        w.skip[ply] = -1
+        if v == NO_SCORE:
+            return NO_SCORE
+        if v < sb:
+            ext_move = tmove
+        elif sb >= beta:
+            return sb  # even without the hash move this node holds beta: a multi-cut
 
     base0 = ply * MAX_MOVES
     child_depth = depth - 1
@@ -508,7 +534,7 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
         if mode != 3:
             pick_next(w, base0, i, n)
         q = w.moves[base0 + i]
-        if side == 1 and not legal_for(b, q, side):
+        if q == skip or (side == 1 and not legal_for(b, q, side)):
             continue
         quiet = b.cls[me, q] < C_THREE and b.cls[op, q] < C_THREE
         if sel and mode == 0 and searched > 0 and best > -WIN_BOUND and q != tmove:
@@ -533,15 +559,16 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
                     reduce = 0
         elif mode == 0 and depth >= 3 and searched >= w.params[P_LMR_MIN] and q != tmove and quiet:
             reduce = 1 if searched < 12 else 2
+        cd = child_depth + 1 if q == ext_move else child_depth
         play(b, q, side)
         if searched == 0:
-            v = negamax(b, 3 - side, child_depth, -beta, -alpha, ply + 1, np.int64(q), w)
+            v = negamax(b, 3 - side, cd, -beta, -alpha, ply + 1, np.int64(q), w)
         else:
-            v = negamax(b, 3 - side, child_depth - reduce, -alpha - 1, -alpha, ply + 1, np.int64(q), w)
+            v = negamax(b, 3 - side, cd - reduce, -alpha - 1, -alpha, ply + 1, np.int64(q), w)
             if v != NO_SCORE and -v > alpha and reduce > 0:
-                v = negamax(b, 3 - side, child_depth, -alpha - 1, -alpha, ply + 1, np.int64(q), w)
+                v = negamax(b, 3 - side, cd, -alpha - 1, -alpha, ply + 1, np.int64(q), w)
             if v != NO_SCORE and -v > alpha and -v < beta:
-                v = negamax(b, 3 - side, child_depth, -beta, -alpha, ply + 1, np.int64(q), w)
+                v = negamax(b, 3 - side, cd, -beta, -alpha, ply + 1, np.int64(q), w)
         take(b)
         if v == NO_SCORE:
             return NO_SCORE

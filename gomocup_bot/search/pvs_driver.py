@@ -70,6 +70,8 @@ class PvsConfig:
     iir: int = 0  # nodes at least this deep without a hash move search one ply less, 0 off (pvs.P_IIR)
     mate_width: int = 0  # 1: past the width cut while every move so far loses by force (pvs.P_MATE_WIDTH)
     root_lmr: int = 0  # 1: the root's late quiet moves are searched shallower first (pvs.P_ROOT_LMR)
+    singular: int = 0  # singular extension from this remaining depth, 0 off (pvs.P_SINGULAR)
+    singular_margin: int = 4  # units a ply below the hash move's value that make it singular (pvs.P_SINGULAR_MARGIN)
 
 
 @dataclass
@@ -112,6 +114,8 @@ class PvsSearcher:
         p[K.P_IIR] = self.config.iir
         p[K.P_MATE_WIDTH] = self.config.mate_width
         p[K.P_ROOT_LMR] = self.config.root_lmr
+        p[K.P_SINGULAR] = self.config.singular
+        p[K.P_SINGULAR_MARGIN] = self.config.singular_margin
         if not self.config.lmr:  # the plain baseline: no reductions and no selectivity
             p[K.P_LMR_MIN] = K.MAX_MOVES  # no move index reaches it
             p[K.P_PRUNE] = 0
