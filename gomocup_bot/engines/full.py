@@ -22,7 +22,7 @@ default: the evaluation's pattern sums averaged over this and the previous posit
 ply less; 0, off), ``width`` (moves kept at a quiet inner node, 14), ``mate_width`` (1: such a
 node searches past its width while every kept move loses by force, so the cut claims no false
 forced loss; 0, off), ``root_lmr`` (1: the root's late quiet moves get a reduced null-window
-look first, re-searched at full depth when they beat the best; 0, off) and ``max_depth`` (the
+look first, re-searched at full depth when they beat the best; 1, the default since 2026-11-27) and ``max_depth`` (the
 deepest iteration, 60), ``singular`` (singular extension from this remaining depth: a hash
 move whose every alternative fails ``singular_margin`` units a ply below its value on a
 half-depth look gets a ply more; 0, off),

@@ -104,6 +104,7 @@ def default_params() -> np.ndarray:
     p[P_VCT_THREES] = 2
     p[P_LMR_SCALE] = 100
     p[P_SINGULAR_MARGIN] = 4
+    p[P_ROOT_LMR] = 1
     return p
 
 

@@ -69,7 +69,7 @@ class PvsConfig:
     extend: int = 0  # the defence against an open three costs no depth: 1 everywhere, 2 at PV nodes (pvs.P_EXTEND)
     iir: int = 0  # nodes at least this deep without a hash move search one ply less, 0 off (pvs.P_IIR)
     mate_width: int = 0  # 1: past the width cut while every move so far loses by force (pvs.P_MATE_WIDTH)
-    root_lmr: int = 0  # 1: the root's late quiet moves are searched shallower first (pvs.P_ROOT_LMR)
+    root_lmr: int = 1  # 1: the root's late quiet moves are searched shallower first (pvs.P_ROOT_LMR; docs/search.md)
     singular: int = 0  # singular extension from this remaining depth, 0 off (pvs.P_SINGULAR)
     singular_margin: int = 4  # units a ply below the hash move's value that make it singular (pvs.P_SINGULAR_MARGIN)
 

@@ -269,6 +269,24 @@ def test_internal_iterative_reduction_spends_fewer_nodes_and_keeps_the_proofs():
     assert nodes[4] < 0.95 * nodes[0], nodes
 
 
+def test_root_reductions_spend_fewer_nodes_and_claim_nothing_the_full_root_refutes():
+    # the root's late quiet moves get a reduced look first (root_lmr): the same fixed-depth
+    # searches of the bench's midgames visit far fewer nodes, and every forced result the reduced
+    # root claims has the sign the full root's search gives it
+    from gomocup_bot.search.bench import midgame_boards
+
+    nodes = {0: 0, 1: 0}
+    for board, side in midgame_boards():
+        outs = {}
+        for flag in (0, 1):
+            outs[flag] = PvsSearcher(1 << 22, PvsConfig(threads=1, root_lmr=flag)).search(
+                board, side, STOP, soft_deadline=None, hard_deadline=None, max_depth=10)
+            nodes[flag] += outs[flag].nodes
+        if abs(outs[1].score) > WIN_BOUND:
+            assert np.sign(outs[0].score) == np.sign(outs[1].score), (outs[0].score, outs[1].score)
+    assert nodes[1] < 0.75 * nodes[0], nodes
+
+
 def test_a_stopped_iteration_that_failed_low_keeps_the_last_choice():
     # stopped after failing low, every root score is an upper bound: no ranking, the last choice
     # stands; a stopped iteration with a real score (inside or above the window) does rank
