@@ -287,6 +287,24 @@ def test_root_reductions_spend_fewer_nodes_and_claim_nothing_the_full_root_refut
     assert nodes[1] < 0.75 * nodes[0], nodes
 
 
+def test_the_singular_extension_searches_more_and_claims_nothing_the_plain_search_refutes():
+    # singular=6: a hash move whose alternatives all fail well below it gets a ply more, so the
+    # same fixed-depth searches visit more nodes (the extensions and the tests that find them);
+    # a forced result either claims has the same sign in both
+    from gomocup_bot.search.bench import midgame_boards
+
+    nodes = {0: 0, 6: 0}
+    for board, side in midgame_boards():
+        outs = {}
+        for se in (0, 6):
+            outs[se] = PvsSearcher(1 << 22, PvsConfig(threads=1, singular=se)).search(
+                board, side, STOP, soft_deadline=None, hard_deadline=None, max_depth=9)
+            nodes[se] += outs[se].nodes
+        if abs(outs[0].score) > WIN_BOUND and abs(outs[6].score) > WIN_BOUND:
+            assert np.sign(outs[0].score) == np.sign(outs[6].score), (outs[0].score, outs[6].score)
+    assert nodes[6] > 1.05 * nodes[0], nodes
+
+
 def test_a_stopped_iteration_that_failed_low_keeps_the_last_choice():
     # stopped after failing low, every root score is an upper bound: no ranking, the last choice
     # stands; a stopped iteration with a real score (inside or above the window) does rank
