@@ -261,7 +261,7 @@ def test_internal_iterative_reduction_spends_fewer_nodes_and_keeps_the_proofs():
     for board, side in midgame_boards():
         outs = {}
         for iir in (0, 4):
-            outs[iir] = PvsSearcher(1 << 22, PvsConfig(threads=1, iir=iir)).search(
+            outs[iir] = PvsSearcher(1 << 22, PvsConfig(threads=1, iir=iir, root_lmr=0)).search(
                 board, side, STOP, soft_deadline=None, hard_deadline=None, max_depth=9)
             nodes[iir] += outs[iir].nodes
         if abs(outs[0].score) > WIN_BOUND:
