@@ -252,38 +252,39 @@ def test_a_sharp_search_plans_the_whole_budget():
     assert elapsed < 0.6 + 1.5  # and it still ends near the hard deadline (a loaded machine overruns a little)
 
 
+def _midgames_at_fixed_depth(depth: int, plain: dict, other: dict):
+    """Each bench midgame searched to ``depth`` with two configurations: the pairs of outcomes
+    and the two node totals."""
+    from gomocup_bot.search.bench import midgame_boards
+
+    pairs, nodes = [], [0, 0]
+    for board, side in midgame_boards():
+        outs = [PvsSearcher(1 << 22, PvsConfig(threads=1, **cfg)).search(
+            board, side, STOP, soft_deadline=None, hard_deadline=None, max_depth=depth) for cfg in (plain, other)]
+        nodes[0] += outs[0].nodes
+        nodes[1] += outs[1].nodes
+        pairs.append(outs)
+    return pairs, nodes
+
+
 def test_internal_iterative_reduction_spends_fewer_nodes_and_keeps_the_proofs():
     # a node with no hash move searches one ply less (iir): the same fixed-depth searches of the
     # bench's midgames visit fewer nodes, and a forced result proven without it is proven with it
-    from gomocup_bot.search.bench import midgame_boards
-
-    nodes = {0: 0, 4: 0}
-    for board, side in midgame_boards():
-        outs = {}
-        for iir in (0, 4):
-            outs[iir] = PvsSearcher(1 << 22, PvsConfig(threads=1, iir=iir, root_lmr=0)).search(
-                board, side, STOP, soft_deadline=None, hard_deadline=None, max_depth=9)
-            nodes[iir] += outs[iir].nodes
-        if abs(outs[0].score) > WIN_BOUND:
-            assert np.sign(outs[4].score) == np.sign(outs[0].score) and abs(outs[4].score) > WIN_BOUND
-    assert nodes[4] < 0.95 * nodes[0], nodes
+    pairs, nodes = _midgames_at_fixed_depth(9, dict(iir=0, root_lmr=0), dict(iir=4, root_lmr=0))
+    for plain, iir in pairs:
+        if abs(plain.score) > WIN_BOUND:
+            assert np.sign(iir.score) == np.sign(plain.score) and abs(iir.score) > WIN_BOUND
+    assert nodes[1] < 0.95 * nodes[0], nodes
 
 
 def test_root_reductions_spend_fewer_nodes_and_claim_nothing_the_full_root_refutes():
     # the root's late quiet moves get a reduced look first (root_lmr): the same fixed-depth
     # searches of the bench's midgames visit far fewer nodes, and every forced result the reduced
     # root claims has the sign the full root's search gives it
-    from gomocup_bot.search.bench import midgame_boards
-
-    nodes = {0: 0, 1: 0}
-    for board, side in midgame_boards():
-        outs = {}
-        for flag in (0, 1):
-            outs[flag] = PvsSearcher(1 << 22, PvsConfig(threads=1, root_lmr=flag)).search(
-                board, side, STOP, soft_deadline=None, hard_deadline=None, max_depth=10)
-            nodes[flag] += outs[flag].nodes
-        if abs(outs[1].score) > WIN_BOUND:
-            assert np.sign(outs[0].score) == np.sign(outs[1].score), (outs[0].score, outs[1].score)
+    pairs, nodes = _midgames_at_fixed_depth(10, dict(root_lmr=0), dict(root_lmr=1))
+    for full, reduced in pairs:
+        if abs(reduced.score) > WIN_BOUND:
+            assert np.sign(full.score) == np.sign(reduced.score), (full.score, reduced.score)
     assert nodes[1] < 0.75 * nodes[0], nodes
 
 
@@ -291,18 +292,11 @@ def test_the_singular_extension_searches_more_and_claims_nothing_the_plain_searc
     # singular=6: a hash move whose alternatives all fail well below it gets a ply more, so the
     # same fixed-depth searches visit more nodes (the extensions and the tests that find them);
     # a forced result either claims has the same sign in both
-    from gomocup_bot.search.bench import midgame_boards
-
-    nodes = {0: 0, 6: 0}
-    for board, side in midgame_boards():
-        outs = {}
-        for se in (0, 6):
-            outs[se] = PvsSearcher(1 << 22, PvsConfig(threads=1, singular=se)).search(
-                board, side, STOP, soft_deadline=None, hard_deadline=None, max_depth=9)
-            nodes[se] += outs[se].nodes
-        if abs(outs[0].score) > WIN_BOUND and abs(outs[6].score) > WIN_BOUND:
-            assert np.sign(outs[0].score) == np.sign(outs[6].score), (outs[0].score, outs[6].score)
-    assert nodes[6] > 1.05 * nodes[0], nodes
+    pairs, nodes = _midgames_at_fixed_depth(9, dict(singular=0), dict(singular=6))
+    for plain, ext in pairs:
+        if abs(plain.score) > WIN_BOUND and abs(ext.score) > WIN_BOUND:
+            assert np.sign(plain.score) == np.sign(ext.score), (plain.score, ext.score)
+    assert nodes[1] > 1.05 * nodes[0], nodes
 
 
 def test_a_stopped_iteration_that_failed_low_keeps_the_last_choice():
