@@ -25,7 +25,10 @@ forced loss; 0, off), ``root_lmr`` (1: the root's late quiet moves get a reduced
 look first, re-searched at full depth when they beat the best; 1, the default since 2026-11-27) and ``max_depth`` (the
 deepest iteration, 60), ``singular`` (singular extension from this remaining depth: a hash
 move whose every alternative fails ``singular_margin`` units a ply below its value on a
-half-depth look gets a ply more; 0, off),
+half-depth look gets a ply more; 0, off), ``cut_lmr`` (plies more off a late move at a node expected
+to fail high; 0, off), ``hist_lmr`` (1: killer moves and moves with a high history are reduced a ply
+less, moves whose history went negative a ply more; the history takes a malus for quiet moves
+searched before a cut-off; 0, off),
 ``iteration_start`` / ``iteration_end`` (shares of the planned time that start another iteration),
 ``verify_plan`` / ``verify_cut`` (when the opponent has a VCT: the tree search's planned and
 greatest share of the time left after the root checks; the rest checks its choice).
@@ -191,6 +194,8 @@ class FullEngine(SearchEngineBase):
                                                          singular=self.option("singular", PvsConfig.singular, int),
                                                          singular_margin=self.option("singular_margin",
                                                                                      PvsConfig.singular_margin, int),
+                                                         cut_lmr=self.option("cut_lmr", PvsConfig.cut_lmr, int),
+                                                         hist_lmr=self.option("hist_lmr", PvsConfig.hist_lmr, int),
                                                          width=self.option("width", PvsConfig.width, int),
                                                          max_depth=self.option("max_depth", PvsConfig.max_depth, int),
                                                          sharp_time=self.sharp_time))

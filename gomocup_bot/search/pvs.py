@@ -67,7 +67,9 @@ P_MATE_WIDTH = 13  # 1: a quiet node whose kept moves all lose by force searches
 P_ROOT_LMR = 14  # 1: the root's late quiet moves get a reduced null-window look first, as inner PV nodes' do
 P_SINGULAR = 15  # singular extension from this remaining depth (0: off): a hash move alone above the rest gets a ply more
 P_SINGULAR_MARGIN = 16  # ... "alone": every other move fails below its hash value minus this many units a ply
-P_LEN = 17
+P_CUT_LMR = 17  # plies more off a late move at an expected cut node (0: off)
+P_HIST_LMR = 18  # 1: killers and the history (with a malus for moves that failed to cut) steer reductions
+P_LEN = 19
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -79,6 +81,7 @@ MOVE_COUNT_LIMIT = np.array([3 + int(d ** 1.32) for d in range(MAX_PLY + 1)], dt
 STATIC_CUT_DEPTH = 6  # reverse futility up to this remaining depth
 STATIC_CUT_MARGIN = 60  # per ply of remaining depth
 RAZOR_MARGIN = (0, 40, 90)  # remaining depth 1, 2: static value this far below alpha -> quiescence
+HIST_LMR_HIGH = 4  # hist_lmr: a history above this many depth**2 cut-offs reduces a ply less
 TRIVIAL_DEPTH = 4  # below this remaining depth skip moves that give neither side even a two
 
 # counters
@@ -90,7 +93,7 @@ K_LEN = 4
 
 Work = namedtuple("Work", ["tt_key", "tt_data", "killers", "history", "moves", "scores", "counter",
                            "params", "stop", "attack", "defend", "eval_threat", "eval_tempo", "threat", "evals",
-                           "skip"])
+                           "skip", "cut"])
 
 
 def default_params() -> np.ndarray:
@@ -128,7 +131,7 @@ def new_work(board, tt, params: np.ndarray, stop: np.ndarray) -> Work:
                 np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32), np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32),
                 np.zeros(K_LEN, dtype=np.int64), params, stop, attack, defend, threat, tempo,
                 T.new_work(board, stop, 1 << 14), np.zeros(MAX_PLY + 2, dtype=np.int64),
-                np.full(MAX_PLY + 2, -1, dtype=np.int64))
+                np.full(MAX_PLY + 2, -1, dtype=np.int64), np.zeros(MAX_PLY + 2, dtype=np.int64))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -430,6 +433,7 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
         return alpha
 
     key = b.hash[0] ^ np.uint64(side)
+    cut = w.cut[ply]  # 1: the parent expects this node to fail high (a null-window child)
     skip = w.skip[ply]
     if skip >= 0:  # the singular test's search without the hash move: an entry of its own
         key ^= np.uint64(skip + 1) * np.uint64(0x9E3779B97F4A7C15)
@@ -554,6 +558,14 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
                     reduce += 1
                 if b.cls[me, q] >= C_THREE or b.cls[op, q] >= C_THREE:
                     reduce -= 1
+                if cut != 0 and beta - alpha == 1:
+                    reduce += w.params[P_CUT_LMR]
+                if w.params[P_HIST_LMR] != 0 and mode == 0:
+                    hq = w.history[me * (w.history.shape[0] // 2) + q]
+                    if q == w.killers[2 * ply] or q == w.killers[2 * ply + 1] or hq > HIST_LMR_HIGH * depth * depth:
+                        reduce -= 1
+                    elif hq < 0:
+                        reduce += 1
                 if reduce > depth - 1:
                     reduce = depth - 1
                 if reduce < 0:
@@ -562,13 +574,19 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
             reduce = 1 if searched < 12 else 2
         cd = child_depth + 1 if q == ext_move else child_depth
         play(b, q, side)
+        # the child's node type: the first move of a PV node is PV, of any other node the
+        # opposite of this one; a reduced look expects a cut, its re-search the opposite
         if searched == 0:
+            w.cut[ply + 1] = 0 if beta - alpha > 1 else 1 - cut
             v = negamax(b, 3 - side, cd, -beta, -alpha, ply + 1, np.int64(q), w)
         else:
+            w.cut[ply + 1] = 1 if reduce > 0 else 1 - cut
             v = negamax(b, 3 - side, cd - reduce, -alpha - 1, -alpha, ply + 1, np.int64(q), w)
             if v != NO_SCORE and -v > alpha and reduce > 0:
+                w.cut[ply + 1] = 1 - cut
                 v = negamax(b, 3 - side, cd, -alpha - 1, -alpha, ply + 1, np.int64(q), w)
             if v != NO_SCORE and -v > alpha and -v < beta:
+                w.cut[ply + 1] = 0
                 v = negamax(b, 3 - side, cd, -beta, -alpha, ply + 1, np.int64(q), w)
         take(b)
         if v == NO_SCORE:
@@ -585,8 +603,14 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
                         if w.killers[2 * ply] != q:
                             w.killers[2 * ply + 1] = w.killers[2 * ply]
                             w.killers[2 * ply] = q
-                        hi = me * (w.history.shape[0] // 2) + q
-                        w.history[hi] += depth * depth
+                        hoff = me * (w.history.shape[0] // 2)
+                        w.history[hoff + q] += depth * depth
+                        if w.params[P_HIST_LMR] != 0:
+                            # a malus for the quiet moves tried before it that did not cut
+                            for j in range(i):
+                                qj = w.moves[base0 + j]
+                                if qj != q and b.cls[me, qj] < C_FOUR:
+                                    w.history[hoff + qj] -= depth * depth
                     break
     if searched == 0:
         return -(WIN - ply - 2)  # renju: every move a foul
@@ -626,14 +650,17 @@ def search_root(b, side, depth, alpha, beta, root_moves, root_scores, n_root, w)
                     reduce = depth - 2
             play(b, q, side)
             if i == 0:
+                w.cut[1] = 0
                 v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, np.int64(q), w)
             else:
+                w.cut[1] = 1  # a null-window child of the root is expected to fail high
                 v = NO_SCORE + 1  # (no reduced look yet)
                 if reduce > 0:
                     v = negamax(b, 3 - side, depth - 1 - reduce, -a - 1, -a, ply1, np.int64(q), w)
                 if v != NO_SCORE and (reduce <= 0 or -v > a):
                     v = negamax(b, 3 - side, depth - 1, -a - 1, -a, ply1, np.int64(q), w)
                 if v != NO_SCORE and -v > a and -v < beta:
+                    w.cut[1] = 0
                     v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, np.int64(q), w)
             take(b)
             if v == NO_SCORE:

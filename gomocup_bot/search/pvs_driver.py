@@ -72,6 +72,8 @@ class PvsConfig:
     root_lmr: int = 1  # 1: the root's late quiet moves are searched shallower first (pvs.P_ROOT_LMR; docs/search.md)
     singular: int = 0  # singular extension from this remaining depth, 0 off (pvs.P_SINGULAR)
     singular_margin: int = 4  # units a ply below the hash move's value that make it singular (pvs.P_SINGULAR_MARGIN)
+    cut_lmr: int = 0  # plies more off a late move at an expected cut node, 0 off (pvs.P_CUT_LMR)
+    hist_lmr: int = 0  # 1: killers and the history, with a malus, steer reductions (pvs.P_HIST_LMR)
 
 
 @dataclass
@@ -116,6 +118,8 @@ class PvsSearcher:
         p[K.P_ROOT_LMR] = self.config.root_lmr
         p[K.P_SINGULAR] = self.config.singular
         p[K.P_SINGULAR_MARGIN] = self.config.singular_margin
+        p[K.P_CUT_LMR] = self.config.cut_lmr
+        p[K.P_HIST_LMR] = self.config.hist_lmr
         if not self.config.lmr:  # the plain baseline: no reductions and no selectivity
             p[K.P_LMR_MIN] = K.MAX_MOVES  # no move index reaches it
             p[K.P_PRUNE] = 0
