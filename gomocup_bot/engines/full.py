@@ -28,7 +28,8 @@ move whose every alternative fails ``singular_margin`` units a ply below its val
 half-depth look gets a ply more; 0, off), ``cut_lmr`` (plies more off a late move at a node expected
 to fail high; 0, off), ``hist_lmr`` (1: killer moves and moves with a high history are reduced a ply
 less, moves whose history went negative a ply more; the history takes a malus for quiet moves
-searched before a cut-off; 0, off),
+searched before a cut-off; 0, off), ``tt_age`` (1: the hash table's depth-preferred slot gives
+way to entries of the current search when it holds one of an earlier move's; 0, off),
 ``iteration_start`` / ``iteration_end`` (shares of the planned time that start another iteration),
 ``verify_plan`` / ``verify_cut`` (when the opponent has a VCT: the tree search's planned and
 greatest share of the time left after the root checks; the rest checks its choice).
@@ -196,6 +197,7 @@ class FullEngine(SearchEngineBase):
                                                                                      PvsConfig.singular_margin, int),
                                                          cut_lmr=self.option("cut_lmr", PvsConfig.cut_lmr, int),
                                                          hist_lmr=self.option("hist_lmr", PvsConfig.hist_lmr, int),
+                                                         tt_age=self.option("tt_age", PvsConfig.tt_age, int),
                                                          width=self.option("width", PvsConfig.width, int),
                                                          max_depth=self.option("max_depth", PvsConfig.max_depth, int),
                                                          sharp_time=self.sharp_time))

@@ -69,7 +69,8 @@ P_SINGULAR = 15  # singular extension from this remaining depth (0: off): a hash
 P_SINGULAR_MARGIN = 16  # ... "alone": every other move fails below its hash value minus this many units a ply
 P_CUT_LMR = 17  # plies more off a late move at an expected cut node (0: off)
 P_HIST_LMR = 18  # 1: killers and the history (with a malus for moves that failed to cut) steer reductions
-P_LEN = 19
+P_TT_GEN = 19  # this search's generation, 1-63, stored with each entry; 0: no ageing (depth alone keeps an entry)
+P_LEN = 20
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -155,7 +156,7 @@ def tt_probe(w, key):
         if w.tt_key[slot] ^ data == key and data != 0:
             value = np.int64(data & np.uint64(0xFFFF)) - 32768
             depth = np.int64((data >> np.uint64(16)) & np.uint64(0xFF))
-            flag = np.int64((data >> np.uint64(24)) & np.uint64(0xFF))
+            flag = np.int64((data >> np.uint64(24)) & np.uint64(0x3))  # (the byte's top six bits: the generation)
             move = np.int64(data >> np.uint64(32))
             return True, value, depth, flag, move
     return False, 0, 0, 0, 0
@@ -165,11 +166,14 @@ def tt_probe(w, key):
 def tt_store(w, key, value, depth, flag, move):
     mask = np.uint64(w.tt_key.shape[0] - 2)
     i = key & mask
-    data = _pack(value, max(0, min(depth, 255)), flag, move)
+    gen = w.params[P_TT_GEN] & 63
+    data = _pack(value, max(0, min(depth, 255)), flag | (gen << 2), move)
     d0 = np.int64((w.tt_data[i] >> np.uint64(16)) & np.uint64(0xFF))
+    g0 = np.int64((w.tt_data[i] >> np.uint64(26)) & np.uint64(0x3F))
     same0 = (w.tt_key[i] ^ w.tt_data[i]) == key
     same1 = (w.tt_key[i + np.uint64(1)] ^ w.tt_data[i + np.uint64(1)]) == key
-    if same0 or (not same1 and depth >= d0):
+    # the first slot keeps the deeper entry, unless it is left from an earlier search (ageing)
+    if same0 or (not same1 and (depth >= d0 or g0 != gen)):
         slot = i
     else:
         slot = i + np.uint64(1)

@@ -74,6 +74,7 @@ class PvsConfig:
     singular_margin: int = 4  # units a ply below the hash move's value that make it singular (pvs.P_SINGULAR_MARGIN)
     cut_lmr: int = 0  # plies more off a late move at an expected cut node, 0 off (pvs.P_CUT_LMR)
     hist_lmr: int = 0  # 1: killers and the history, with a malus, steer reductions (pvs.P_HIST_LMR)
+    tt_age: int = 0  # 1: entries of earlier searches give way in the depth-preferred slot (pvs.P_TT_GEN)
 
 
 @dataclass
@@ -98,6 +99,7 @@ class PvsSearcher:
         self.config = config or PvsConfig()
         self.tt_bytes = tt_bytes
         self.tt = K.new_tt(tt_bytes)
+        self.generation = 0  # the table's search counter when ageing (tt_age)
 
     def clear(self) -> None:
         self.tt = K.new_tt(self.tt_bytes)
@@ -120,6 +122,9 @@ class PvsSearcher:
         p[K.P_SINGULAR_MARGIN] = self.config.singular_margin
         p[K.P_CUT_LMR] = self.config.cut_lmr
         p[K.P_HIST_LMR] = self.config.hist_lmr
+        if self.config.tt_age:
+            self.generation = self.generation % 63 + 1
+            p[K.P_TT_GEN] = self.generation
         if not self.config.lmr:  # the plain baseline: no reductions and no selectivity
             p[K.P_LMR_MIN] = K.MAX_MOVES  # no move index reaches it
             p[K.P_PRUNE] = 0
