@@ -329,3 +329,25 @@ def test_the_width_cut_claims_no_forced_loss_the_full_width_does_not_see():
     assert score(width=5, mate_width=0) < -WIN_BOUND  # the cut's claim
     assert score(width=225) > -WIN_BOUND  # no move cut: no forced loss found at the same depth
     assert score(width=5, mate_width=1) > -WIN_BOUND
+
+
+def test_table_ageing_lets_a_new_search_replace_an_earlier_moves_deep_entry():
+    # one bucket, three keys: without ageing the first slot keeps the deepest entry whatever its
+    # age, so the new search's two entries share the second slot and one is lost; with ageing the
+    # earlier search's deep entry gives way and both new ones are kept
+    from gomocup_bot.search import pvs as K
+
+    board, _ = board_from_rows(blank())
+    for age in (0, 1):
+        params = K.default_params()
+        work = K.new_work(board, K.new_tt(1 << 14), params, np.zeros(1, dtype=np.int32))
+        old, new1, new2 = (np.uint64(0x1234) | (np.uint64(k) << np.uint64(40)) for k in (1, 2, 3))
+        params[K.P_TT_GEN] = 1 if age else 0
+        K.tt_store(work, old, 100, 10, K.FLAG_EXACT, 5)
+        params[K.P_TT_GEN] = 2 if age else 0
+        K.tt_store(work, new1, 20, 2, K.FLAG_LOWER, 6)
+        K.tt_store(work, new2, -30, 1, K.FLAG_UPPER, 7)
+        found = [K.tt_probe(work, k)[0] for k in (old, new1, new2)]
+        assert found == ([False, True, True] if age else [True, False, True]), (age, found)
+        # what is kept reads back as stored: the generation bits do not leak into the flag
+        assert tuple(K.tt_probe(work, new2)[1:]) == (-30, 1, K.FLAG_UPPER, 7)
