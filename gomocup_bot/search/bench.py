@@ -27,7 +27,7 @@ MIDGAMES = (
     "7,7 8,9 10,8 7,8 10,11 8,10 8,7 8,11 8,12 9,10 6,7 9,7 10,9 10,10 7,10 9,8 9,9 9,5",
     "7,7 6,8 8,10 6,6 6,10 6,7 6,9 7,8 7,10 9,10 8,9 5,6 8,11 6,5 6,4 4,5 3,4 5,8 8,8 8,7",
 )
-FIXED_DEPTH = 7
+FIXED_DEPTH = 11  # deep enough that the quiet midgames pass MIN_RATE_NODES with the root reductions (at 7 none did)
 MIN_RATE_NODES = 20_000
 
 
