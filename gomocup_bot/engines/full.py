@@ -29,7 +29,10 @@ half-depth look gets a ply more; 0, off), ``cut_lmr`` (plies more off a late mov
 to fail high; 0, off), ``hist_lmr`` (1: killer moves and moves with a high history are reduced a ply
 less, moves whose history went negative a ply more; the history takes a malus for quiet moves
 searched before a cut-off; 0, off), ``tt_age`` (1: the hash table's depth-preferred slot gives
-way to entries of the current search when it holds one of an earlier move's; 0, off),
+way to entries of the current search when it holds one of an earlier move's; 0, off), ``distract``
+(1: against the opponent's open three, a four of ours that blocks nothing and lies far from both
+last moves gets up to 3 plies more reduction, and is not searched near the horizon; 1, the default
+since 2026-11-27's twelfth session),
 ``iteration_start`` / ``iteration_end`` (shares of the planned time that start another iteration),
 ``verify_plan`` / ``verify_cut`` (when the opponent has a VCT: the tree search's planned and
 greatest share of the time left after the root checks; the rest checks its choice).
@@ -198,6 +201,7 @@ class FullEngine(SearchEngineBase):
                                                          cut_lmr=self.option("cut_lmr", PvsConfig.cut_lmr, int),
                                                          hist_lmr=self.option("hist_lmr", PvsConfig.hist_lmr, int),
                                                          tt_age=self.option("tt_age", PvsConfig.tt_age, int),
+                                                         distract=self.option("distract", PvsConfig.distract, int),
                                                          width=self.option("width", PvsConfig.width, int),
                                                          max_depth=self.option("max_depth", PvsConfig.max_depth, int),
                                                          sharp_time=self.sharp_time))

@@ -70,7 +70,8 @@ P_SINGULAR_MARGIN = 16  # ... "alone": every other move fails below its hash val
 P_CUT_LMR = 17  # plies more off a late move at an expected cut node (0: off)
 P_HIST_LMR = 18  # 1: killers and the history (with a malus for moves that failed to cut) steer reductions
 P_TT_GEN = 19  # this search's generation, 1-63, stored with each entry; 0: no ageing (depth alone keeps an entry)
-P_LEN = 20
+P_DISTRACT = 20  # 1: against an open three, our own fours far from both last moves get more reduction (pruned near the horizon)
+P_LEN = 21
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -109,6 +110,7 @@ def default_params() -> np.ndarray:
     p[P_LMR_SCALE] = 100
     p[P_SINGULAR_MARGIN] = 4
     p[P_ROOT_LMR] = 1
+    p[P_DISTRACT] = 1
     return p
 
 
@@ -261,6 +263,15 @@ def evaluate(b, side, w):
     elif v < -(WIN_BOUND - 1):
         v = -(WIN_BOUND - 1)
     return v
+
+
+@njit(cache=True, nogil=True, forceinline=True)
+def _far(b, q, r):
+    """Whether squares q and r are more than 4 apart on either axis (r < 0: no such move)."""
+    if r < 0:
+        return False
+    st = b.meta[M_STRIDE]
+    return abs(q // st - r // st) > 4 or abs(q % st - r % st) > 4
 
 
 @njit(cache=True, nogil=True, forceinline=True)
@@ -546,6 +557,16 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
         if q == skip or (side == 1 and not legal_for(b, q, side)):
             continue
         quiet = b.cls[me, q] < C_THREE and b.cls[op, q] < C_THREE
+        # against an open three, a four of ours that blocks nothing and lies far from both last
+        # moves mostly delays the defence (option distract): 2 plies more off when far from the
+        # opponent's last move, 1 when far from ours; far from both, not searched near the horizon
+        distract = 0
+        if mode == 1 and w.params[P_DISTRACT] != 0 and b.cls[op, q] < C_FOUR:
+            nm = b.meta[M_NMOVES]
+            own_last = np.int64(b.stack[nm - 2]) if nm >= 2 else np.int64(-1)
+            distract = (2 if _far(b, q, last) else 0) + (1 if _far(b, q, own_last) else 0)
+            if distract == 3 and searched > 0 and best > -WIN_BOUND and depth < TRIVIAL_DEPTH:
+                continue
         if sel and mode == 0 and searched > 0 and best > -WIN_BOUND and q != tmove:
             if searched >= move_limit:
                 break  # the rest are ordered later still
@@ -564,6 +585,7 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
                     reduce -= 1
                 if cut != 0 and beta - alpha == 1:
                     reduce += w.params[P_CUT_LMR]
+                reduce += distract
                 if w.params[P_HIST_LMR] != 0 and mode == 0:
                     hq = w.history[me * (w.history.shape[0] // 2) + q]
                     if q == w.killers[2 * ply] or q == w.killers[2 * ply + 1] or hq > HIST_LMR_HIGH * depth * depth:

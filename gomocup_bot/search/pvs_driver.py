@@ -75,6 +75,7 @@ class PvsConfig:
     cut_lmr: int = 0  # plies more off a late move at an expected cut node, 0 off (pvs.P_CUT_LMR)
     hist_lmr: int = 0  # 1: killers and the history, with a malus, steer reductions (pvs.P_HIST_LMR)
     tt_age: int = 0  # 1: entries of earlier searches give way in the depth-preferred slot (pvs.P_TT_GEN)
+    distract: int = 1  # 1: own fours far from both last moves, against an open three, reduced (pvs.P_DISTRACT; docs/search.md)
 
 
 @dataclass
@@ -122,6 +123,7 @@ class PvsSearcher:
         p[K.P_SINGULAR_MARGIN] = self.config.singular_margin
         p[K.P_CUT_LMR] = self.config.cut_lmr
         p[K.P_HIST_LMR] = self.config.hist_lmr
+        p[K.P_DISTRACT] = self.config.distract
         if self.config.tt_age:
             self.generation = self.generation % 63 + 1
             p[K.P_TT_GEN] = self.generation

@@ -281,7 +281,7 @@ def test_root_reductions_spend_fewer_nodes_and_claim_nothing_the_full_root_refut
     # the root's late quiet moves get a reduced look first (root_lmr): the same fixed-depth
     # searches of the bench's midgames visit far fewer nodes, and every forced result the reduced
     # root claims has the sign the full root's search gives it
-    pairs, nodes = _midgames_at_fixed_depth(10, dict(root_lmr=0), dict(root_lmr=1))
+    pairs, nodes = _midgames_at_fixed_depth(10, dict(root_lmr=0, distract=0), dict(root_lmr=1, distract=0))
     for full, reduced in pairs:
         if abs(reduced.score) > WIN_BOUND:
             assert np.sign(full.score) == np.sign(reduced.score), (full.score, reduced.score)
@@ -351,3 +351,18 @@ def test_table_ageing_lets_a_new_search_replace_an_earlier_moves_deep_entry():
         assert found == ([False, True, True] if age else [True, False, True]), (age, found)
         # what is kept reads back as stored: the generation bits do not leak into the flag
         assert tuple(K.tt_probe(work, new2)[1:]) == (-30, 1, K.FLAG_UPPER, 7)
+
+
+def test_distracting_fours_get_less_depth_and_the_defence_stays():
+    # black has an open three on row 7; white's only counter-play is two closed threes in far
+    # corners (fours that delay the block, then lose). With distract=1 those fours, far from both
+    # last moves, are searched shallower: fewer nodes to the same depth, and the move still blocks
+    rows = put(blank(), [(5, 7), (6, 7), (7, 7), (6, 9), (9, 9), (1, 13), (3, 12), (12, 3), (10, 2)], "x")
+    rows = put(rows, [(6, 8), (7, 9), (0, 0), (1, 0), (2, 0), (14, 14), (13, 14), (12, 14)], "o")
+    board, side = board_from_rows(rows)
+    assert side == WHITE
+    plain, distract = search(board, WHITE, depth=9, distract=0), search(board, WHITE, depth=9, distract=1)
+    for out in (plain, distract):
+        x, y = xy(board, out.move)
+        assert y == 7 and x in (3, 4, 8, 9), (x, y)
+    assert distract.nodes < 0.9 * plain.nodes, (plain.nodes, distract.nodes)
