@@ -226,9 +226,14 @@ def test_b_a_win_that_ends_on_a_foul_is_no_win_under_renju(name):
     assert plan.move not in _core_forbidden(b) and out.move not in _core_forbidden(b)
     claimed = {_xy(b, m) for m, proven in ((plan.move, plan.proven), (out.move, out.proven)) if proven == 1}
     if claimed:
+        # shortest first: a win of 7 threat moves costs the solver a quarter of a search to 8
         flat = [(x, y, BLACK) for x, y in stones["X"]] + [(x, y, WHITE) for x, y in stones["O"]]
-        wins = threat_solver.winning_first_moves(SIZE, RENJU, flat, BLACK, 8, vct=True, node_limit=400_000,
-                                                 moves=claimed)
+        wins: set | None = set()
+        for length in range(1, 9):
+            wins = threat_solver.winning_first_moves(SIZE, RENJU, flat, BLACK, length, vct=True,
+                                                     node_limit=400_000, moves=claimed)
+            if wins is None or claimed <= wins:
+                break
         assert wins is not None and claimed <= wins, (claimed, wins)
 
 

@@ -6,7 +6,9 @@ session's own limits for `INFO timeout_turn 1000`) must play a correct move:
 
 - attack positions ("vcf", "vct"): a move after which the side still has a forced win, checked by
   the solver (a move among the stored shortest-win first moves, or any other move the solver proves
-  still wins, so a slower win counts too);
+  still wins, so a slower win counts too; a slower win the solver proved once, at a cost of
+  tens of seconds, is stored as `slower_wins` and proved again only in the full run,
+  GOMOKU_DEFENCE_FULL=1);
 - defence positions: a move of the stored refuting set (after it the opponent has no VCT within the
   solver's limits; every legal move was checked).
 
@@ -16,6 +18,7 @@ The brain tests are `test_brain_*` (run them alone with `-k brain`); the solver 
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -36,6 +39,7 @@ DEFENCE_DEPTH = 6
 NODES = 400_000
 VERIFY_NODES = 400_000
 TURN_MS = 1000
+FULL = os.environ.get("GOMOKU_DEFENCE_FULL") == "1"  # also re-prove the stored slower wins
 
 
 def load(kind: str) -> list[dict]:
@@ -120,6 +124,20 @@ def test_set_answers_are_the_solvers(rec):
         assert not any(b.makes_fives(y * n + x, side) for x, y in answers)
 
 
+SLOWER = [(rec, tuple(w)) for rec in RECORDS for w in rec.get("slower_wins", [])]
+
+
+@pytest.mark.parametrize("rec, win", SLOWER, ids=[f"{record_id(r)}-{w[0]},{w[1]}" for r, w in SLOWER])
+def test_set_slower_wins_are_wins(rec, win):
+    if not FULL:
+        pytest.skip("a proof of tens of seconds: GOMOKU_DEFENCE_FULL=1 checks it")
+    x, y, length = win
+    n, side = rec["size"], rec["to_move"]
+    assert (x, y) not in {tuple(a) for a in rec["answers"]} and length > rec["length"]
+    r = T.ThreatBoard(n, RULES[rec["rule"]], _moves(rec)).wins_after(side, y * n + x, VCT_DEPTH, True, VERIFY_NODES)
+    assert (r.status, r.length) == (T.WIN, length), r
+
+
 # ----------------------------------------------------------------------------- the brain
 _ENGINE = {}
 
@@ -147,6 +165,9 @@ def judge_move(rec, move) -> tuple[bool, str]:
         return True, "a stored answer"
     if rec["kind"] == "defence":
         return False, f"{move} is not among the refutations {sorted(answers)}"
+    slower = {(x, y): length for x, y, length in rec.get("slower_wins", [])}
+    if move in slower:
+        return True, f"a slower win proved when recorded ({slower[move]} threat moves)"
     n, rules, side = rec["size"], RULES[rec["rule"]], rec["to_move"]
     b = T.ThreatBoard(n, rules, _moves(rec))
     x, y = move
