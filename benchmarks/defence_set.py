@@ -43,12 +43,17 @@ def judge_move(engine: SimpleEngine, rec: dict, turn: float) -> tuple[str, tuple
     return "lose", move, seconds
 
 
-def run_pass(spec: str, records: list[dict], turn: float) -> tuple[str, list[dict]]:
+def run_pass(spec: str, records: list[dict], turn: float, warm: bool = True) -> tuple[str, list[dict]]:
     """One pass over the set in a fresh engine process (a second pass in the same process would
-    find the first one's answers in its transposition table); (engine name, outcomes)."""
+    find the first one's answers in its transposition table); (engine name, outcomes). ``warm``:
+    the engine first answers one opening move, untimed for the set, so that its start-up (which
+    a manager bills to the first move of a game, not to a defence in mid-game) does not eat the
+    first position's second."""
     outcomes = []
     with SimpleEngine.open(spec, tolerance=10) as engine:
         name = engine.about.get("name", spec)
+        if warm:
+            engine.play(Position.from_moves([(7, 7)], 15, "freestyle"), Limit(turn=turn))
         for i, rec in enumerate(records, 1):
             outcome, played, seconds = judge_move(engine, rec, turn)
             outcomes.append({"source": rec["source"], "rule": rec["rule"], "to_move": rec["to_move"], "outcome": outcome,
@@ -71,6 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=1,
                     help="passes over the set, each in a fresh process (default 1); at 1 s a move the same "
                          "brain's count varies by a few positions from pass to pass")
+    ap.add_argument("--cold", action="store_true",
+                    help="no warm-up move: the first position's second also pays the engine's start-up "
+                         "(how the figures before 2026-11-27's fourteenth session were taken)")
     ap.add_argument("--json", type=Path, help="write every position's outcome here (with its pass number)")
     args = ap.parse_args(argv)
     if args.repeat < 1:
@@ -80,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     passes = []
     for k in range(args.repeat):
-        name, outcomes = run_pass(args.engine, records, args.turn)
+        name, outcomes = run_pass(args.engine, records, args.turn, warm=not args.cold)
         passes.append(outcomes)
         if args.repeat > 1:
             print(f"pass {k + 1}/{args.repeat}: held {held_count(outcomes)} of {len(outcomes)}", flush=True)
@@ -88,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = [o for p in passes for o in p]
     held = held_count(outcomes)
     counts = ", ".join(str(held_count(p)) for p in passes)
-    print(f"{args.engine} ({name}) at {args.turn:g} s per move, {started}: held {held / len(passes):g} of "
+    print(f"{args.engine} ({name}) at {args.turn:g} s per move{' (cold start)' if args.cold else ''}, {started}: held {held / len(passes):g} of "
           f"{len(records)} positions = {100 * held / max(1, len(outcomes)):.1f} %"
           + (f" (mean of {len(passes)} passes: {counts})" if len(passes) > 1 else ""))
     groups: dict[tuple[str, str], list[str]] = {}

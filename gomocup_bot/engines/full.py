@@ -83,6 +83,9 @@ TACTICS_SHARE = 0.4  # of the planned time, at most, for the root's threat check
 DEFAULT_DEFENCE = "rounds"
 DEFAULT_TSS = "dfs"  # option ``tss``: the defence's threat solver, dfs | pn (search.rootcheck.defence_solver)
 DEFENCE_SHARE = 0.32
+# option ``probe``: the check of the PVS's choice also runs the opponent's tree search after it (a
+# forced win that starts with a quiet move is no VCT; search.rootcheck.verify, search.probe)
+DEFAULT_PROBE = True
 VERIFY_PLAN, VERIFY_CUT = 0.7, 0.8
 
 
@@ -107,6 +110,7 @@ class FullEngine(SearchEngineBase):
         if self.tss not in ("dfs", "pn"):
             log.warning("option tss=%r is not dfs or pn; using %s", self.tss, DEFAULT_TSS)
             self.tss = DEFAULT_TSS
+        self.probe = self.option("probe", DEFAULT_PROBE, bool)
         self.defence = self.option("defence", DEFAULT_DEFENCE, str)
         if self.defence not in ("quick", "rounds"):
             self.defence = DEFAULT_DEFENCE
@@ -257,7 +261,11 @@ class FullEngine(SearchEngineBase):
                     if out.proven > 0:
                         return out.move  # the tree search proved a win: nothing to check
                     ranked = [out.move] + [q for q in out.ranked if q != out.move]
-                    return rootcheck.verify(board, side, ranked, stop.array, hard, self.tss)
+                    chosen = rootcheck.verify(board, side, ranked, stop.array, hard, self.tss,
+                                              probe=self._probe(board, side, stop) if self.probe else None)
+                    log.debug("check: PVS %s (proven %d, %d allowed) -> %s", view.xy(out.move), out.proven,
+                              len(ranked), view.xy(chosen))
+                    return chosen
 
                 sharp = False
             result = pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs", board=board, sharp=sharp,
@@ -265,6 +273,12 @@ class FullEngine(SearchEngineBase):
         if request.nbest > len(result.alternatives):  # YXNBEST: the moves the checks ruled out come last
             result = pad_alternatives(result, view, root_moves(board, view.side), request.nbest)
         return result
+
+    def _probe(self, board, side: int, stop: StopFlag):
+        """The check's probe: the opponent's own move search after our candidate (`search.probe`)."""
+        from gomocup_bot.search.probe import prober
+
+        return prober(board, side, self._pvs, stop.array, self.root_nodes)
 
     def _search_mcts(self, request, stop, view, budget, allowed, board) -> SearchResult:
         from gomocup_bot.search.policy import child_mean, choose_final, ranked_children

@@ -14,6 +14,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -347,20 +348,37 @@ def _round_defences(board, side: int, solver: ThreatSolver, abort, plan: RootPla
 
 VERIFY_DEPTH, VERIFY_NODES = VCT_DEPTH + 3, 400_000  # the check of the tree search's choice
 VERIFY_WIDTH = 4  # its choice and at most this many - 1 runners-up
+# With a probe (the opponent's own move search after our move), each move is probed first, for
+# this share of the check's time left, and the threat solver tests it after: a forced win the
+# probe proves is a blunder the solver passes (the opponent's line starts with a quiet move, or
+# needs more threes than the solver's depth).
+PROBE_SHARE = 0.35
+PROBE_MIN = 0.01  # seconds: below this a probe says nothing, so none is started
+
+# probe(move, deadline) -> True when the opponent is proven to win after our ``move``
+Probe = Callable[[int, float], bool]
 
 
-def verify(board, side: int, ranked: list[int], stop_array, deadline: float | None, tss: str = "dfs") -> int:
-    """The tree search's choice checked against the opponent's VCT, deeper than the defence rounds
-    could afford for every candidate: the first of ``ranked`` (best first) that the solver does not
-    refute. If each one tried is refuted, or the time runs out first, the choice stands."""
+def verify(board, side: int, ranked: list[int], stop_array, deadline: float | None, tss: str = "dfs",
+           probe: Probe | None = None) -> int:
+    """The tree search's choice checked against the opponent's forced wins, deeper than the
+    defence rounds could afford for every candidate: the first of ``ranked`` (best first) that
+    neither the ``probe`` nor the threat solver refutes, trying at most VERIFY_WIDTH of them. If
+    each one tried is refuted, or the time runs out first, the choice stands."""
     if not ranked:
         return -1
     with Watchdog(stop_array, deadline) as abort:
         solver = defence_solver(tss, board, abort)
         for q in ranked[:VERIFY_WIDTH]:
-            result, _ = _test(board, solver, q, side, VERIFY_DEPTH, VERIFY_NODES)
+            if probe is not None and deadline is not None:
+                left = deadline - time.monotonic()
+                if left >= PROBE_MIN and probe(q, time.monotonic() + PROBE_SHARE * left):
+                    continue
             if abort[0]:
                 break
+            result, _ = _test(board, solver, q, side, VERIFY_DEPTH, VERIFY_NODES)
+            if abort[0]:
+                return q if result == FAIL else ranked[0]
             if result != WIN:
                 return q
     return ranked[0]
