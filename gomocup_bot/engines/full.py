@@ -35,7 +35,9 @@ last moves gets up to 3 plies more reduction, and is not searched near the horiz
 since 2026-11-27's twelfth session),
 ``iteration_start`` / ``iteration_end`` (shares of the planned time that start another iteration),
 ``verify_plan`` / ``verify_cut`` (when the opponent has a VCT: the tree search's planned and
-greatest share of the time left after the root checks; the rest checks its choice).
+greatest share of the time left after the root checks; the rest checks its choice), ``probe``
+(1: that check also runs the opponent's own move search after each move it tries, `search.probe`,
+and drops a move it proves lost; 1, the default since 2026-11-27's fourteenth session).
 """
 from __future__ import annotations
 

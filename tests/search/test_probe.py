@@ -1,0 +1,80 @@
+"""The probe of the root's check (search/probe.py): after our candidate, the opponent's own move
+search. On real defence-set positions (tests/search/data/defence_positions.json): a move our brain
+played at 1 s loses to a forced win that is no VCT (the threat solver proves there is none of at
+most seven threes), and the probe proves it; the check with the probe moves on from a losing four
+(its forced block followed) to the position's holding move, where the solver alone keeps it."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from gomocup_bot.core.board import board_from_rows, board_from_stones, to_pos
+from gomocup_bot.core.constants import RULE_FREESTYLE
+from gomocup_bot.search import rootcheck
+from gomocup_bot.search.probe import prober, settle
+from gomocup_bot.search.pvs_driver import PvsSearcher
+from gomocup_bot.search.vct import FAIL, ThreatSolver
+
+DATA = Path(__file__).parent / "data" / "defence_positions.json"
+SOURCE = "fast_free.sqlite game 58 move 12"  # holding (8, 6); the brain at 1 s played (11, 6)
+LOSING = (11, 6)
+
+
+def _record(source: str) -> dict:
+    return next(r for r in json.loads(DATA.read_text())["positions"] if r["source"] == source)
+
+
+def _setup(source: str = SOURCE):
+    rec = _record(source)
+    board = board_from_stones(15, 15, [tuple(m) for m in rec["moves"]], 5, RULE_FREESTYLE)
+    return rec, board, rec["to_move"]
+
+
+def test_the_blunder_is_no_vct_but_the_probe_proves_it_lost() -> None:
+    rec, board, side = _setup()
+    assert list(LOSING) not in rec["holding"] and rec["holding"] == [[8, 6]]
+    q = int(to_pos(board, *LOSING))
+    before = board.hash[0]
+    from gomocup_bot.core.board import play, take
+
+    play(board, q, side)
+    try:
+        result, _, _ = ThreatSolver(board).run(board, 3 - side, vct=True, max_depth=7, max_nodes=2_000_000)
+        assert result == FAIL  # no VCT of at most seven threes: the threat checks alone pass it
+    finally:
+        take(board)
+    stop = np.zeros(1, dtype=np.int32)
+    probe = prober(board, side, PvsSearcher(8 << 20), stop)
+    assert probe(q, time.monotonic() + 3.0)  # the opponent's own search proves the win
+    assert board.hash[0] == before  # the board comes back as it was
+
+
+def test_the_check_with_the_probe_moves_on_to_the_holding_move() -> None:
+    # a four of ours that loses after its block (the brain at 1 s has played it), then the holding move
+    rec, board, side = _setup("fast_free.sqlite game 56 move 52")
+    assert [0, 10] not in rec["holding"] and [7, 10] in rec["holding"]
+    ranked = [int(to_pos(board, 0, 10)), int(to_pos(board, 7, 10))]
+    stop = np.zeros(1, dtype=np.int32)
+    plain = rootcheck.verify(board, side, ranked, stop, time.monotonic() + 3.0)
+    assert plain == ranked[0]  # the threat solver alone keeps the blunder
+    probe = prober(board, side, PvsSearcher(8 << 20), stop)
+    assert rootcheck.verify(board, side, ranked, stop, time.monotonic() + 3.0, probe=probe) == ranked[1]
+
+
+def test_settle_reads_won_and_lost_positions() -> None:
+    # x (black) has an open four: to move, it wins; o to move cannot block both ends
+    rows = ["...............",
+            "...............",
+            "...xxxx........",
+            "...ooo.........",
+            "...............",
+            "...............",
+            "......o........"]
+    board, _ = board_from_rows(rows)
+    stop = np.zeros(1, dtype=np.int32)
+    searcher = PvsSearcher(4 << 20)
+    assert settle(board, 1, searcher, stop, time.monotonic() + 1.0) == 1
+    assert settle(board, 2, searcher, stop, time.monotonic() + 1.0) == -1
