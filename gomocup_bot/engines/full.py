@@ -37,7 +37,7 @@ since 2026-11-27's twelfth session),
 ``verify_plan`` / ``verify_cut`` (when the opponent has a VCT: the tree search's planned and
 greatest share of the time left after the root checks; the rest checks its choice), ``probe``
 (1: that check also runs the opponent's own move search after each move it tries, `search.probe`,
-and drops a move it proves lost; 1, the default since 2026-11-27's fourteenth session).
+and drops a move it proves lost; 0, off: measured level, docs/search.md).
 """
 from __future__ import annotations
 
@@ -85,9 +85,9 @@ TACTICS_SHARE = 0.4  # of the planned time, at most, for the root's threat check
 DEFAULT_DEFENCE = "rounds"
 DEFAULT_TSS = "dfs"  # option ``tss``: the defence's threat solver, dfs | pn (search.rootcheck.defence_solver)
 DEFENCE_SHARE = 0.32
-# option ``probe``: the check of the PVS's choice also runs the opponent's tree search after it (a
+# option ``probe``: the check of the PVS's choice also runs the opponent's own move search after it (a
 # forced win that starts with a quiet move is no VCT; search.rootcheck.verify, search.probe)
-DEFAULT_PROBE = True
+DEFAULT_PROBE = False  # measured level: docs/search.md, "A probe after the check" (fourteenth session)
 VERIFY_PLAN, VERIFY_CUT = 0.7, 0.8
 
 
