@@ -378,7 +378,7 @@ def verify(board, side: int, ranked: list[int], stop_array, deadline: float | No
                 break
             result, _ = _test(board, solver, q, side, VERIFY_DEPTH, VERIFY_NODES)
             if abort[0]:
-                return q if result == FAIL else ranked[0]
+                break
             if result != WIN:
                 return q
     return ranked[0]
