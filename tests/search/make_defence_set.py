@@ -2,6 +2,8 @@
 
     python -m tests.search.make_defence_set verify RUN.json ... --out /tmp/defence_cands.jsonl [--shard 0/2]
     python -m tests.search.make_defence_set select /tmp/defence_cands*.jsonl --out tests/search/data/defence_positions.json
+    python -m tests.search.make_defence_set recheck|deepen|prove SET ...
+    python -m tests.search.make_defence_set judge-played SET RUNS.json ... --out JUDGED.jsonl; ... admit SET JUDGED.jsonl ...
 
 The input is what `gomocup-tournament analyse --json` wrote for real games (our brain's losses):
 every blunder found there, with the position right before it. `verify` checks each:
@@ -42,6 +44,13 @@ every blunder found there, with the position right before it. `verify` checks ea
    check proves the win; a position left without a holding move goes to `dropped` (with the proofs),
    so the set keeps only positions that have a right answer.
 
+8. `judge-played` (on a written set and benchmarks/defence_set.py --json runs): each move a measured
+   brain played that the set counts as lost is judged like step 7 judges a holding move (the step-3
+   word "lost" came from a short engine run); `admit` applies the verdicts: a move proved lost joins
+   `proved` (marked `played`), a move no engine run claims a win after and the solver confirms like
+   the other holding moves joins `holding` (listed in `admitted`). `prove --only SOURCE --no-screen`
+   sends one position's holding moves to the whole-board check whatever the engine claims.
+
 A position is kept when its blunder is proven and at least one move holds and is confirmed. The
 candidates are appended to `--out` one per line as they are done (a stopped run starts again where
 it was: positions already in the file are skipped). `select` writes the set, one record per position.
@@ -77,6 +86,10 @@ CONFIRM_EXTRA = 4  # ... this many threat moves deeper than the lead's principal
 QUICK, LONG = 0.3, 3.0  # seconds of the engine per defender move
 PROVE_LONG, PROVE_ORACLE = 10.0, 1.0  # step 7: the engine's screen of a holding move, then a second an oracle move
 PROVE_ENGINE = "builtin:gomocup-bot?mate_width=1"
+ADMIT_ABOUT = ("admitted: holding moves added after the set was made: a measured brain played them, the set counted "
+               "them lost by the first engine's word, and today's engine (step 7's screen) claims no win after "
+               "them while the solver confirms them like the other holding moves; a `proved` entry with "
+               "`played` is such a move proved lost.")
 PROVE_ABOUT = ("proved: each holding and unconfirmed move screened by the engine as the attacker; where it claimed a "
                "forced win, the whole-board check (tests/search/proof_check.py) tried every defender reply: status win "
                "= proved losing (the move went to `refuted`; `strategy`: the attacker's move at each line from the "
@@ -103,7 +116,7 @@ def blunders_in(path: Path):
             yield b["position"], b, game
 
 
-def solver_part(rule: str, moves, blunder) -> dict:
+def solver_part(rule: str, moves, blunder, blunder_nodes: int = BLUNDER_NODES) -> dict:
     """Steps 1 and 2 (the independent solver); `status` is "ok" when the engine scan should follow."""
     rules = RULES[rule]
     d = T.BLACK if len(moves) % 2 == 0 else T.WHITE
@@ -113,7 +126,7 @@ def solver_part(rule: str, moves, blunder) -> dict:
     if problem:
         return {**out, "status": "illegal", "why": problem}
     after = list(moves) + [(blunder[0], blunder[1], d)]
-    refute = T.solve(SIZE, rules, after, 3 - d, MAX_LENGTH, True, BLUNDER_NODES)
+    refute = T.solve(SIZE, rules, after, 3 - d, MAX_LENGTH, True, blunder_nodes)
     out["blunder_nodes"] = refute.nodes
     if refute.status != T.WIN:
         return {**out, "status": "blunder-" + refute.status}
@@ -166,7 +179,7 @@ def cross_check(rec: dict) -> None:
 
 
 async def verify(paths: list[Path], out_path: Path, engine_spec: str, quick: float, long: float,
-                 rules: set[str], limit: int, shard: tuple[int, int]) -> None:
+                 rules: set[str], limit: int, shard: tuple[int, int], blunder_nodes: int = BLUNDER_NODES) -> None:
     done = set()
     if out_path.exists():
         for line in out_path.read_text().splitlines():
@@ -192,7 +205,7 @@ async def verify(paths: list[Path], out_path: Path, engine_spec: str, quick: flo
         with out_path.open("a") as out:
             for _, rule, moves, blunder, game in todo:
                 t0 = time.monotonic()
-                rec = solver_part(rule, moves, tuple(blunder["move"]))
+                rec = solver_part(rule, moves, tuple(blunder["move"]), blunder_nodes)
                 if rec["status"] == "ok":
                     await engine_part(analyser, rec, quick, long)
                 if rec["status"] == "ok":
@@ -353,67 +366,102 @@ def deepen(path: Path, floor: int = 0, nodes: int = CONFIRM_NODES) -> None:
     write_set(path, doc)
 
 
+class WinProver:
+    """Does the attacker win by force after these moves? The engine screens (`long` seconds as the
+    side to move); where it claims a win, tests/search/proof_check.py checks the claim over the whole
+    board with the engine as the oracle of the attacker's moves (`oracle` seconds each)."""
+
+    def __init__(self, engine_spec: str, long: float, oracle_seconds: float) -> None:
+        from tournament.engine import SimpleEngine
+
+        self.long, self.oracle_seconds = long, oracle_seconds
+        self.engine = SimpleEngine.open(engine_spec, tolerance=max(10.0, 2 * long))
+
+    def __enter__(self) -> "WinProver":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.engine.close()
+
+    def _ask(self, rule: str, moves, seconds: float):
+        from tournament.engine import Limit
+
+        position = Position.from_moves([(x, y) for x, y, _ in moves], SIZE, rule)
+        return self.engine.analyse(position, Limit(turn=seconds))
+
+    def claims_win(self, rule: str, moves) -> bool:
+        """The engine's view for the side to move; an answer with no value (a forced block) is read
+        from the position after it."""
+        from tournament.analysis import eval_from_info
+
+        info = self._ask(rule, moves, self.long)
+        seen = eval_from_info(info, self.long)
+        if seen.known or info.move is None:
+            return seen.proven > 0
+        x, y = info.move
+        colour = 1 if len(moves) % 2 == 0 else 2
+        return eval_from_info(self._ask(rule, moves + [(x, y, colour)], self.long), self.long).proven < 0
+
+    def judge(self, rule: str, moves, attacker: int, screen: bool = True) -> dict:
+        """{"claim": bool} and, for a claim, the whole-board check's status, cost and (won) strategy.
+        Without ``screen`` the check runs whatever the engine says (`claim` is then None)."""
+        from tests.search.proof_check import WIN, ProofChecker
+
+        entry: dict = {"claim": self.claims_win(rule, moves) if screen else None}
+        if entry["claim"] or not screen:
+            checker = ProofChecker(SIZE, RULES[rule], lambda ms, colour: tuple(self._ask(rule, ms, self.oracle_seconds).move))
+            proof = checker.attacker_wins(moves, attacker)
+            entry.update(status=proof.status, oracle_calls=proof.oracle_calls, defender_nodes=proof.defender_nodes,
+                         seconds=round(proof.seconds, 1))
+            if proof.status == WIN:
+                entry["strategy"] = proof.strategy
+        return entry
+
+
 def prove(path: Path, engine_spec: str, long: float, oracle_seconds: float, limit: int = 0,
-          shard: tuple[int, int] = (0, 1)) -> None:
+          shard: tuple[int, int] = (0, 1), only: frozenset[str] = frozenset(), screen: bool = True) -> None:
     """Step 7, on a written set (see the module docstring). Resumable: a position that carries
     `proved` is skipped; the set is rewritten after every position. With ``shard`` (I, N) only
-    every N-th position from the I-th: run the shards on copies of the set, then `merge` them."""
-    from tests.search.proof_check import WIN, ProofChecker
-    from tournament.analysis import eval_from_info
-    from tournament.engine import Limit, SimpleEngine
+    every N-th position from the I-th: run the shards on copies of the set, then `merge` them.
+    With ``only`` (sources), just those positions, proved or not (a longer look at moves an
+    earlier run could not settle; their new entries join the old). Without ``screen`` every move
+    goes to the whole-board check, whatever the engine claims."""
+    from tests.search.proof_check import WIN
 
     doc = json.loads(path.read_text())
     doc.setdefault("dropped", [])
     if PROVE_ABOUT not in doc["about"]:
         doc["about"] += " " + PROVE_ABOUT
     done = 0
-    with SimpleEngine.open(engine_spec, tolerance=max(10.0, 2 * long)) as engine:
-        def ask(moves, seconds: float):
-            position = Position.from_moves([(x, y) for x, y, _ in moves], SIZE, rule)
-            return engine.analyse(position, Limit(turn=seconds))
-
-        def oracle(moves, colour: int) -> tuple[int, int]:
-            return tuple(ask(moves, oracle_seconds).move)
-
-        def claims_win(moves) -> bool:
-            """The engine's view for the side to move; an answer with no value (a forced block) is
-            read from the position after it."""
-            info = ask(moves, long)
-            seen = eval_from_info(info, long)
-            if seen.known or info.move is None:
-                return seen.proven > 0
-            x, y = info.move
-            colour = 1 if len(moves) % 2 == 0 else 2
-            return eval_from_info(ask(moves + [(x, y, colour)], long), long).proven < 0
-
+    with WinProver(engine_spec, long, oracle_seconds) as prover:
         for rec in list(doc["positions"]):
-            if "proved" in rec or shard_of(key_of(rec["rule"], rec["moves"]), shard[1]) != shard[0]:
+            if only:
+                if rec["source"] not in only:
+                    continue
+            elif "proved" in rec or shard_of(key_of(rec["rule"], rec["moves"]), shard[1]) != shard[0]:
                 continue
             if limit and done >= limit:
                 break
             rule = rec["rule"]
             stones = [tuple(m) for m in rec["moves"]]
             d = rec["to_move"]
-            checker = ProofChecker(SIZE, RULES[rule], oracle)
+            earlier = rec.get("proved", [])
             rec["proved"] = []
             refuted = []
             for group in ("holding", "unconfirmed"):
                 for m in [tuple(m) for m in rec[group]]:
                     after = stones + [(m[0], m[1], d)]
-                    claim = claims_win(after)
-                    entry = {"move": list(m), "claim": claim}
-                    if claim:
-                        proof = checker.attacker_wins(after, 3 - d)
-                        entry.update(status=proof.status, oracle_calls=proof.oracle_calls,
-                                     defender_nodes=proof.defender_nodes, seconds=round(proof.seconds, 1))
-                        if proof.status == WIN:
-                            refuted.append(m)
-                            entry["strategy"] = proof.strategy
+                    entry = {"move": list(m), **prover.judge(rule, after, 3 - d, screen)}
+                    claim = entry["claim"] or not screen
+                    if entry.get("status") == WIN:
+                        refuted.append(m)
                     rec["proved"].append(entry)
-                    print(f"  {rec['source']} {m}: engine claims {'a win' if claim else 'no win'}"
+                    said = "not asked" if entry["claim"] is None else ("claims a win" if claim else "claims no win")
+                    print(f"  {rec['source']} {m}: engine {said}"
                           + (f"; check {entry['status']} ({entry['oracle_calls']} oracle moves, "
                              f"{entry['defender_nodes']} defender positions, {entry['seconds']} s)" if claim else ""),
                           file=sys.stderr, flush=True)
+            rec["proved"] = earlier + rec["proved"]
             drop_refuted(rec, refuted)
             if not rec["holding"]:
                 doc["positions"].remove(rec)
@@ -422,6 +470,113 @@ def prove(path: Path, engine_spec: str, long: float, oracle_seconds: float, limi
                   + ("; dropped" if not rec["holding"] else ""), file=sys.stderr, flush=True)
             write_set(path, doc)
             done += 1
+
+
+def judge_played(set_path: Path, runs: list[Path], out_path: Path, engine_spec: str, long: float,
+                 oracle_seconds: float) -> None:
+    """The moves a measured brain played and the set counts as lost (outcome `lose` in
+    benchmarks/defence_set.py's --json files), each judged like step 7 judges a holding move: the
+    engine screens, the whole-board check decides. One line per (position, move) appended to
+    `out_path`; a stopped run starts again where it was. The set itself is not changed."""
+    records = {r["source"]: r for r in json.loads(set_path.read_text())["positions"]}
+    pairs: dict[tuple[str, tuple[int, int]], int] = {}
+    for run in runs:
+        for o in json.loads(run.read_text()):
+            if o["outcome"] == "lose" and o["source"] in records:
+                key = (o["source"], tuple(o["played"]))
+                pairs[key] = pairs.get(key, 0) + 1
+    done = set()
+    if out_path.exists():
+        for line in out_path.read_text().splitlines():
+            if line.strip():
+                e = json.loads(line)
+                done.add((e["source"], tuple(e["move"])))
+    todo = [k for k in sorted(pairs, key=lambda k: -pairs[k]) if k not in done]
+    print(f"{len(pairs)} lost (position, move) pairs in the runs, {len(todo)} to judge", file=sys.stderr)
+    with WinProver(engine_spec, long, oracle_seconds) as prover, out_path.open("a") as out:
+        for n, (source, m) in enumerate(todo, 1):
+            rec = records[source]
+            d = rec["to_move"]
+            after = [tuple(x) for x in rec["moves"]] + [(m[0], m[1], d)]
+            t0 = time.monotonic()
+            entry = {"source": source, "move": list(m), "times_played": pairs[(source, m)],
+                     **prover.judge(rec["rule"], after, 3 - d)}
+            out.write(json.dumps(entry, separators=(",", ":")) + "\n")
+            out.flush()
+            print(f"[{n}/{len(todo)}] {source} {m}: claim {entry['claim']} {entry.get('status', '')} "
+                  f"({time.monotonic() - t0:.0f} s)", file=sys.stderr, flush=True)
+
+
+def admit(set_path: Path, judged_paths: list[Path]) -> None:
+    """Apply `judge-played` files to a written set (a move is judged by all its entries: one
+    proof proves it lost, one claim keeps it out of holding). A played move proved lost joins the position's
+    `proved` entries (with its strategy, which the tests replay): the set's word `lost` is then a proof.
+    A played move after which the engine claims no win meets the set's own definition of holding once
+    the independent solver confirms it like the others (no VCT of the blunder's `length` threat moves
+    within RECHECK_NODES nodes, else of CHECK_DEPTH within CHECK_NODES): it joins `holding` and is
+    listed in `admitted`. A claim the check could not settle changes nothing."""
+    doc = json.loads(set_path.read_text())
+    records = {r["source"]: r for r in doc["positions"]}
+    proved = admitted = 0
+    judged: dict[tuple[str, tuple[int, int]], list[dict]] = {}
+    for path in judged_paths:
+        for line in path.read_text().splitlines():
+            if line.strip():
+                e = json.loads(line)
+                judged.setdefault((e["source"], tuple(e["move"])), []).append(e)
+    for (source, m), entries in judged.items():
+        rec = records.get(source)
+        if rec is None or m in {tuple(x) for x in rec["holding"] + rec["unconfirmed"]}:
+            continue
+        won = [e for e in entries if e.get("status") == T.WIN]
+        if won:
+            if all(tuple(p["move"]) != m for p in rec.get("proved", [])):
+                entry = {k: v for k, v in won[0].items() if k not in ("source", "times_played")}
+                rec.setdefault("proved", []).append({**entry, "played": True})
+                proved += 1
+            continue
+        if any(e["claim"] for e in entries):
+            continue
+        e = entries[0]
+        stones = [tuple(x) for x in rec["moves"]]
+        rules = RULES[rec["rule"]]
+        status, nodes, four = T.replies(SIZE, rules, stones, rec["to_move"], rec["length"], RECHECK_NODES, moves=[m])[m]
+        proof = [rec["length"], nodes]
+        if four:  # the attacker's block comes first: the solver's "no VCT" would say nothing
+            print(f"{e['source']} {m}: no claim, but a four: not admitted", file=sys.stderr, flush=True)
+            continue
+        if status != T.FAIL:
+            status, nodes, _ = T.replies(SIZE, rules, stones, rec["to_move"], CHECK_DEPTH, CHECK_NODES, moves=[m])[m]
+            proof = [CHECK_DEPTH, nodes]
+        print(f"{e['source']} {m}: no claim; the solver {status} at {proof[0]} threat moves ({nodes} nodes)",
+              file=sys.stderr, flush=True)
+        if status == T.FAIL:
+            rec["holding"].append(list(m))
+            rec["winrate"].append(None)
+            rec["proofs"].append(proof)
+            rec.setdefault("admitted", []).append(list(m))
+            admitted += 1
+    if ADMIT_ABOUT not in doc["about"]:
+        doc["about"] += " " + ADMIT_ABOUT
+    print(f"{proved} played moves proved lost, {admitted} admitted as holding", file=sys.stderr)
+    write_set(set_path, doc)
+
+
+def join(base_path: Path, new_paths: list[Path], out_path: Path) -> None:
+    """A written set with the positions of other written sets (each made by steps 1-7 itself) added
+    after its own, repeats left out; the dropped positions of all are kept."""
+    doc = json.loads(base_path.read_text())
+    seen = {key_of(r["rule"], r["moves"]) for r in doc["positions"] + doc.get("dropped", [])}
+    doc.setdefault("dropped", [])
+    for path in new_paths:
+        new = json.loads(path.read_text())
+        for group in ("positions", "dropped"):
+            for r in new.get(group, []):
+                k = key_of(r["rule"], r["moves"])
+                if k not in seen:
+                    seen.add(k)
+                    doc[group].append(r)
+    write_set(out_path, doc)
 
 
 def merge(paths: list[Path], out_path: Path) -> None:
@@ -484,6 +639,8 @@ def main(argv: list[str] | None = None) -> None:
     v.add_argument("--long", type=float, default=LONG)
     v.add_argument("--rules", default="freestyle,standard,renju")
     v.add_argument("--limit", type=int, default=0, help="stop after this many positions")
+    v.add_argument("--blunder-nodes", type=int, default=BLUNDER_NODES,
+                   help=f"the solver's nodes proving the blunder's VCT (default {BLUNDER_NODES})")
     v.add_argument("--shard", default="0/1", help="I/N: only the positions whose key hashes to I modulo N (parallel runs)")
     s = sub.add_parser("select", help="write the set from candidate files")
     s.add_argument("candidates", nargs="+", type=Path)
@@ -501,6 +658,24 @@ def main(argv: list[str] | None = None) -> None:
     pr.add_argument("--oracle", type=float, default=PROVE_ORACLE, help="the engine's seconds for each move it proposes")
     pr.add_argument("--limit", type=int, default=0, help="stop after this many positions")
     pr.add_argument("--shard", default="0/1", help="I/N: only the positions whose key hashes to I modulo N (parallel runs on copies)")
+    pr.add_argument("--only", action="append", default=[], metavar="SOURCE",
+                    help="just this position (its `source`, repeatable), even if proved before")
+    pr.add_argument("--no-screen", action="store_true",
+                    help="the whole-board check for every move, whatever the engine claims (with --only)")
+    ad = sub.add_parser("admit", help="apply a judge-played file to a written set")
+    ad.add_argument("set", type=Path)
+    ad.add_argument("judged", nargs="+", type=Path, help="judge-played files")
+    jp = sub.add_parser("judge-played", help="judge the moves a measured brain played that the set counts as lost")
+    jp.add_argument("set", type=Path)
+    jp.add_argument("runs", nargs="+", type=Path, help="benchmarks/defence_set.py --json files")
+    jp.add_argument("--out", type=Path, required=True, help="JSON lines, appended (resumable)")
+    jp.add_argument("--engine", default=PROVE_ENGINE, help=f"the screening engine and oracle (default {PROVE_ENGINE!r})")
+    jp.add_argument("--long", type=float, default=PROVE_LONG, help="the engine's seconds screening a move")
+    jp.add_argument("--oracle", type=float, default=PROVE_ORACLE, help="the engine's seconds for each move it proposes")
+    jn = sub.add_parser("join", help="add the positions of other written sets to a written set")
+    jn.add_argument("base", type=Path)
+    jn.add_argument("new", nargs="+", type=Path)
+    jn.add_argument("--out", type=Path, required=True)
     mg = sub.add_parser("merge", help="join the copies that `prove --shard` runs wrote")
     mg.add_argument("shards", nargs="+", type=Path)
     mg.add_argument("--out", type=Path, required=True)
@@ -508,14 +683,21 @@ def main(argv: list[str] | None = None) -> None:
     if args.cmd == "verify":
         i, n = (int(v) for v in args.shard.split("/"))
         trio.run(verify, args.runs, args.out, args.engine, args.quick, args.long, set(args.rules.split(",")),
-                 args.limit, (i, n))
+                 args.limit, (i, n), args.blunder_nodes)
     elif args.cmd == "select":
         select(args.candidates, args.out)
     elif args.cmd == "recheck":
         recheck(args.set)
     elif args.cmd == "prove":
         i, n = (int(v) for v in args.shard.split("/"))
-        prove(args.set, args.engine, args.long, args.oracle, args.limit, (i, n))
+        prove(args.set, args.engine, args.long, args.oracle, args.limit, (i, n), frozenset(args.only),
+              not args.no_screen)
+    elif args.cmd == "admit":
+        admit(args.set, args.judged)
+    elif args.cmd == "judge-played":
+        judge_played(args.set, args.runs, args.out, args.engine, args.long, args.oracle)
+    elif args.cmd == "join":
+        join(args.base, args.new, args.out)
     elif args.cmd == "merge":
         merge(args.shards, args.out)
     else:
