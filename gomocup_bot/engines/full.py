@@ -21,7 +21,8 @@ default: the evaluation's pattern sums averaged over this and the previous posit
 ``iir`` (internal iterative reduction: nodes this deep or deeper without a hash move search one
 ply less; 0, off), ``width`` (moves kept at a quiet inner node, 14), ``mate_width`` (1: such a
 node searches past its width while every kept move loses by force, so the cut claims no false
-forced loss; 0, off), ``root_lmr`` (1: the root's late quiet moves get a reduced null-window
+forced loss; 0, off), ``mated`` (1: a root that sees every move lose goes on searching with
+``mate_width`` on, since the width cut of its own moves may have claimed the loss; 0, off), ``root_lmr`` (1: the root's late quiet moves get a reduced null-window
 look first, re-searched at full depth when they beat the best; 1, the default since 2026-11-27) and ``max_depth`` (the
 deepest iteration, 60), ``singular`` (singular extension from this remaining depth: a hash
 move whose every alternative fails ``singular_margin`` units a ply below its value on a
@@ -34,6 +35,7 @@ way to entries of the current search when it holds one of an earlier move's; 0, 
 last moves gets up to 3 plies more reduction, and is not searched near the horizon; 1, the default
 since 2026-11-27's twelfth session),
 ``iteration_start`` / ``iteration_end`` (shares of the planned time that start another iteration),
+``defence_share`` (the share of the hard budget the defence rounds may run to, 0.32),
 ``verify_plan`` / ``verify_cut`` (when the opponent has a VCT: the tree search's planned and
 greatest share of the time left after the root checks; the rest checks its choice), ``probe``
 (1: that check also runs the opponent's own move search after each move it tries, `search.probe`,
@@ -104,6 +106,10 @@ class FullEngine(SearchEngineBase):
         self.sharp_time = self.option("sharp_time", DEFAULT_SHARP_TIME, bool)
         self.verify_plan = self.option("verify_plan", VERIFY_PLAN, float)
         self.verify_cut = self.option("verify_cut", VERIFY_CUT, float)
+        self.defence_share = self.option("defence_share", DEFENCE_SHARE, float)
+        if not 0.0 < self.defence_share < 1.0:
+            log.warning("option defence_share=%s needs 0 < share < 1; using %s", self.defence_share, DEFENCE_SHARE)
+            self.defence_share = DEFENCE_SHARE
         if not 0.0 < self.verify_plan <= self.verify_cut <= 1.0:
             log.warning("options verify_plan=%s, verify_cut=%s need 0 < plan <= cut <= 1; using %s, %s",
                         self.verify_plan, self.verify_cut, VERIFY_PLAN, VERIFY_CUT)
@@ -200,6 +206,7 @@ class FullEngine(SearchEngineBase):
                                                          extend=self.option("extend", PvsConfig.extend, int),
                                                          iir=self.option("iir", PvsConfig.iir, int),
                                                          mate_width=self.option("mate_width", PvsConfig.mate_width, int),
+                                                         mated=self.option("mated", PvsConfig.mated, int),
                                                          root_lmr=self.option("root_lmr", PvsConfig.root_lmr, int),
                                                          singular=self.option("singular", PvsConfig.singular, int),
                                                          singular_margin=self.option("singular_margin",
@@ -230,7 +237,7 @@ class FullEngine(SearchEngineBase):
             share = max(budget.soft - now, 0.0)
             plan = rootcheck.analyse(board, view.side, stop.array, now + TACTICS_SHARE * share,
                                      excluded=view.excluded, vct_nodes=self.root_nodes, rounds=rounds,
-                                     defence_deadline=now + DEFENCE_SHARE * max(budget.hard - now, 0.0),
+                                     defence_deadline=now + self.defence_share * max(budget.hard - now, 0.0),
                                      threads=threads, tss=self.tss)
             if plan.move >= 0 and plan.move not in view.excluded:
                 report(request, "best", view, plan.move)
@@ -246,6 +253,8 @@ class FullEngine(SearchEngineBase):
                 return result
             if plan.allowed is not None:
                 allowed = [p for p in plan.allowed if p not in view.excluded] or None
+                log.debug("root checks: %d rounds, allowed %s", plan.rounds,
+                          " ".join(f"{x},{y}" for x, y in (view.xy(q) for q in allowed or [])))
             sharp = self.sharp_time and bool(plan.threat)
             check = rounds and bool(plan.threat)
         self._searchers(request)

@@ -69,6 +69,7 @@ class PvsConfig:
     extend: int = 0  # the defence against an open three costs no depth: 1 everywhere, 2 at PV nodes (pvs.P_EXTEND)
     iir: int = 0  # nodes at least this deep without a hash move search one ply less, 0 off (pvs.P_IIR)
     mate_width: int = 0  # 1: past the width cut while every move so far loses by force (pvs.P_MATE_WIDTH)
+    mated: int = 0  # 1: a root that sees itself lost goes on with mate_width, where the cut may have lied
     root_lmr: int = 1  # 1: the root's late quiet moves are searched shallower first (pvs.P_ROOT_LMR; docs/search.md)
     singular: int = 0  # singular extension from this remaining depth, 0 off (pvs.P_SINGULAR)
     singular_margin: int = 4  # units a ply below the hash move's value that make it singular (pvs.P_SINGULAR_MARGIN)
@@ -167,6 +168,7 @@ class PvsSearcher:
         helper = None
         helper_stop = np.zeros(1, dtype=np.int32)
         helper_out: dict = {}
+        hparams = params
         if cfg.threads > 1 and not max_nodes:
             hparams = params.copy()
             hwork = K.new_work(board, self.tt, hparams, helper_stop)
@@ -228,6 +230,12 @@ class PvsSearcher:
                     on_iteration(out)
                 if abs(out.score) > K.WIN_BOUND:
                     out.proven = 1 if out.score > 0 else -1
+                elif cfg.mated:
+                    out.proven = 0  # a loss the last iteration claimed is gone
+                if out.proven < 0 and cfg.mated and params[K.P_MATE_WIDTH] == 0:
+                    # every root move loses, but the width cut of our own inner nodes may be the reason
+                    params[K.P_MATE_WIDTH] = hparams[K.P_MATE_WIDTH] = 1
+                elif out.proven:
                     if out.score > 0 or depth >= 12:
                         out.stopped_by = "proven"
                         break

@@ -331,6 +331,28 @@ def test_the_width_cut_claims_no_forced_loss_the_full_width_does_not_see():
     assert score(width=5, mate_width=1) > -WIN_BOUND
 
 
+def test_a_root_that_sees_itself_lost_goes_on_with_the_mate_width():
+    # the same position: with `mated`, the iteration whose root came out lost (the width cut's
+    # false claim) turns the mate width on, and the later iterations see that a move holds
+    from gomocup_bot.core.board import board_from_stones
+
+    stones = [(7, 7), (8, 7), (8, 8), (7, 8), (9, 9), (10, 10), (5, 9), (10, 11), (6, 8)]
+    seen: list[int] = []
+
+    def search(**kw):
+        board = board_from_stones(15, 15, [(x, y, 1 + i % 2) for i, (x, y) in enumerate(stones)])
+        seen.clear()
+        return PvsSearcher(1 << 22, PvsConfig(threads=1, width=5, **kw)).search(
+            board, WHITE, STOP, soft_deadline=None, hard_deadline=None, max_depth=12,
+            on_iteration=lambda out: seen.append(out.score))
+
+    lost = search(mated=0)
+    assert lost.score < -WIN_BOUND and lost.proven == -1
+    out = search(mated=1)
+    assert seen[9] < -WIN_BOUND  # the tenth iteration claimed the loss, as without the option ...
+    assert out.score > -WIN_BOUND and out.proven == 0  # ... and the ones after it saw a move hold
+
+
 def test_table_ageing_lets_a_new_search_replace_an_earlier_moves_deep_entry():
     # one bucket, three keys: without ageing the first slot keeps the deepest entry whatever its
     # age, so the new search's two entries share the second slot and one is lost; with ageing the
