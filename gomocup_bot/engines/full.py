@@ -253,8 +253,9 @@ class FullEngine(SearchEngineBase):
                 return result
             if plan.allowed is not None:
                 allowed = [p for p in plan.allowed if p not in view.excluded] or None
-                log.debug("root checks: %d rounds, allowed %s", plan.rounds,
-                          " ".join(f"{x},{y}" for x, y in (view.xy(q) for q in allowed or [])))
+                if log.isEnabledFor(logging.DEBUG):
+                    log.debug("root checks: %d rounds, allowed %s", plan.rounds,
+                              " ".join(f"{x},{y}" for x, y in (view.xy(q) for q in allowed or [])))
             sharp = self.sharp_time and bool(plan.threat)
             check = rounds and bool(plan.threat)
         self._searchers(request)

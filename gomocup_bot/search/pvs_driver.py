@@ -230,15 +230,14 @@ class PvsSearcher:
                     on_iteration(out)
                 if abs(out.score) > K.WIN_BOUND:
                     out.proven = 1 if out.score > 0 else -1
-                elif cfg.mated:
-                    out.proven = 0  # a loss the last iteration claimed is gone
-                if out.proven < 0 and cfg.mated and params[K.P_MATE_WIDTH] == 0:
-                    # every root move loses, but the width cut of our own inner nodes may be the reason
-                    params[K.P_MATE_WIDTH] = hparams[K.P_MATE_WIDTH] = 1
-                elif out.proven:
-                    if out.score > 0 or depth >= 12:
+                    if out.proven < 0 and cfg.mated and params[K.P_MATE_WIDTH] == 0:
+                        # every root move loses, but the width cut of our own inner nodes may be the reason
+                        params[K.P_MATE_WIDTH] = hparams[K.P_MATE_WIDTH] = 1
+                    elif out.score > 0 or depth >= 12:
                         out.stopped_by = "proven"
                         break
+                elif cfg.mated:
+                    out.proven = 0  # a loss an earlier iteration claimed is gone
                 if max_nodes and work.counter[K.K_NODES] >= max_nodes:
                     out.stopped_by = "nodes"
                     break
