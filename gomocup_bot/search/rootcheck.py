@@ -348,6 +348,11 @@ def _round_defences(board, side: int, solver: ThreatSolver, abort, plan: RootPla
 
 VERIFY_DEPTH, VERIFY_NODES = VCT_DEPTH + 3, 400_000  # the check of the tree search's choice
 VERIFY_WIDTH = 4  # its choice and at most this many - 1 runners-up
+# The check by a ladder (``ladder``, the engine's default): every move tried gets the cheap tests
+# first, each rung over all of them, and the first move still standing is played, so a choice
+# refuted early never stands because a runner-up's deep test ran out of time (each rung is
+# (threes, nodes), the last one the single deep test above).
+VERIFY_LADDER = ((VCT_DEPTH + 1, 20_000), (VCT_DEPTH + 3, 100_000), (VERIFY_DEPTH, VERIFY_NODES))
 # With a probe (the opponent's own move search after our move), each move is probed first, for
 # this share of the check's time left, and the threat solver tests it after: a forced win the
 # probe proves is a blunder the solver passes (the opponent's line starts with a quiet move, or
@@ -360,28 +365,49 @@ Probe = Callable[[int, float], bool]
 
 
 def verify(board, side: int, ranked: list[int], stop_array, deadline: float | None, tss: str = "dfs",
-           probe: Probe | None = None) -> int:
+           probe: Probe | None = None, ladder: bool = False, threads: int = 1) -> int:
     """The tree search's choice checked against the opponent's forced wins, deeper than the
     defence rounds could afford for every candidate: the first of ``ranked`` (best first) that
     neither the ``probe`` nor the threat solver refutes, trying at most VERIFY_WIDTH of them. If
-    each one tried is refuted, or the time runs out first, the choice stands."""
+    each one tried is refuted, or the time runs out first, the choice stands. With ``ladder``
+    every move tried goes through the rungs of VERIFY_LADDER, each rung over the moves still
+    standing (on ``threads`` threads, as the defence rounds), and the first move standing when the
+    time runs out or the ladder ends is played: a refuted choice never stands for lack of time."""
     if not ranked:
         return -1
+    standing = list(ranked[:VERIFY_WIDTH])
     with Watchdog(stop_array, deadline) as abort:
         solver = defence_solver(tss, board, abort)
-        for q in ranked[:VERIFY_WIDTH]:
-            if probe is not None and deadline is not None:
+        if not ladder:
+            for q in standing:
+                if probe is not None and deadline is not None:
+                    left = deadline - time.monotonic()
+                    if left >= PROBE_MIN and probe(q, time.monotonic() + PROBE_SHARE * left):
+                        continue
+                if abort[0]:
+                    break
+                result, _ = _test(board, solver, q, side, VERIFY_DEPTH, VERIFY_NODES)
+                if abort[0]:
+                    break
+                if result != WIN:
+                    return q
+            return ranked[0]
+        if probe is not None and deadline is not None:
+            for q in list(standing):
                 left = deadline - time.monotonic()
                 if left >= PROBE_MIN and probe(q, time.monotonic() + PROBE_SHARE * left):
-                    continue
-            if abort[0]:
+                    standing.remove(q)
+        helper = (copy_board(board), defence_solver(tss, board, abort)) if threads > 1 and len(standing) > 1 else None
+        for depth, nodes in VERIFY_LADDER:
+            if abort[0] or not standing:
                 break
-            result, _ = _test(board, solver, q, side, VERIFY_DEPTH, VERIFY_NODES)
-            if abort[0]:
-                break
-            if result != WIN:
-                return q
-    return ranked[0]
+            rnd = _Round(standing, 1 << 62)
+            job = _HELPER.submit(_work, rnd, *helper, side, depth, nodes, abort) if helper else None
+            _work(rnd, board, solver, side, depth, nodes, abort)
+            if job is not None:
+                job.result()
+            standing = [q for q in standing if rnd.results.get(q, (UNKNOWN, 0))[0] != WIN]
+    return standing[0] if standing else ranked[0]
 
 
 def defence_solver(tss: str, board, abort):

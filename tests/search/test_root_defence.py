@@ -5,6 +5,7 @@ that hold and never the blunder, on one thread or two."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -83,3 +84,24 @@ def test_a_four_followed_by_the_real_defence_holds_and_one_without_is_a_delay() 
     assert [4, 3] not in lost["holding"] + lost["unconfirmed"]
     assert board.cls[lost["to_move"] - 1, four] in rootcheck.FOURS
     assert rootcheck._test(board, solver, four, lost["to_move"], rootcheck.VCT_DEPTH + 3, 400_000)[0] == WIN
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_ladder_check_never_keeps_a_refuted_choice_when_its_time_runs_out(threads: int) -> None:
+    # renju, white to move: the brain at 1 s played (8, 5) four times in five (proved lost: a VCT of
+    # about 7,000 solver nodes); (8, 7) is the one holding move, and its deep test (7 threes, 400k
+    # nodes) takes about 0.4 s here. With 0.15 s for the check, the deep test alone refutes the
+    # choice, runs out of time on the runner-up and lets the refuted choice stand (the default
+    # before 2026-11-28); the ladder plays the runner-up, whatever rung the clock stops it on.
+    rec = _record("fast15_renju.sqlite game 16 move 10")
+    assert [8, 7] in rec["holding"] and [8, 5] not in rec["holding"]
+    board = _board(rec)
+    side = rec["to_move"]
+    ranked = [int(to_pos(board, 8, 5)), int(to_pos(board, 8, 7))]
+    result, _ = rootcheck._test(board, ThreatSolver(board), ranked[0], side, rootcheck.VCT_DEPTH + 1, 20_000)
+    assert result == WIN  # the cheap rung refutes the choice
+    stop = np.zeros(1, dtype=np.int32)
+    deadline = time.monotonic() + 0.15
+    assert rootcheck.verify(board, side, ranked, stop, deadline, ladder=True, threads=threads) == ranked[1]
+    assert rootcheck.verify(board, side, ranked, stop, None, ladder=True, threads=threads) == ranked[1]  # untimed
+    assert board.hash[0] == _board(rec).hash[0]
