@@ -119,6 +119,12 @@ def test_match_games_become_result_labelled_rows(tmp_path) -> None:
     from gomocup_bot.training.train import labels
 
     assert np.array_equal(labels(rows, 0.5, 250.0), rows.result)  # the result alone
+    # a database given twice (or a game met again) is taken once
+    twice = tmp_path / "twice.jsonl"
+    proc = run("records-from-db", str(db), str(db), "--out", str(twice))
+    assert proc.returncode == 0, proc.stderr
+    assert [r.moves for r in records.read(twice)] == [r.moves for r in recs]
+    assert "2 repeated games left out" in proc.stderr
     assert run("records-from-db", str(tmp_path / "absent.sqlite"), "--out", str(out)).returncode != 0
 
 
