@@ -300,9 +300,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--positions-out", metavar="FILE",
                     help="write the kept positions of the data as JSON lines (rule, size, moves: the input of "
                          "gomocup-tournament evaluate) instead of fitting")
+    ap.add_argument("--rules", default="freestyle,standard,renju,caro", metavar="RULE,...",
+                    help="the rules whose tables are fitted (default: every rule with records); the others keep "
+                         "the starting tables, and are not given the freestyle fit")
     ap.add_argument("--no-ordering", dest="ordering", action="store_false",
                     help="keep the starting move-ordering tables instead of fitting them to the played moves")
     args = ap.parse_args(argv)
+    fitted_rules = [r.strip() for r in args.rules.split(",") if r.strip()]
+    if not fitted_rules or any(r not in GROUPS for r in fitted_rules):
+        ap.error(f"--rules takes a comma-separated list of {', '.join(GROUPS)}, not {args.rules!r}")
     log = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
     start = load(args.start)
     by_rule: dict[str, list] = {}
@@ -330,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     notes: dict = {"trained": {}}
     for rule in ("freestyle", "standard", "renju", "caro"):
         recs = by_rule.get(rule)
-        if not recs:
+        if not recs or rule not in fitted_rules:
             continue
         t0 = time.monotonic()
         rows = features.rows_of(recs, average=args.average)
@@ -352,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
             if report:
                 notes["trained"][rule]["ordering"] = report
     for name, source in FALLBACK.items():
-        if source in notes["trained"] and name not in notes["trained"]:
+        if source in notes["trained"] and name not in notes["trained"] and name in fitted_rules:
             tables[name] = tables[GROUPS[source][0]]
             notes.setdefault("copied", {})[name] = source
     weights = EvalWeights({n: tables[n] for n in TABLE_NAMES}, start.scale, notes)

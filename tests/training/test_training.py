@@ -103,6 +103,22 @@ def test_train_eval_part_threat_moves_only_the_threat_tables(games, tmp_path) ->
     assert load(out).notes["trained"]["freestyle"]["part"] == "threat"
 
 
+def test_train_eval_rules_keeps_the_other_tables(games, tmp_path) -> None:
+    """`--rules freestyle` fits the freestyle table only: standard and caro keep the starting tables
+    instead of taking the freestyle fit; a rule it does not know is refused."""
+    out = tmp_path / "w.gbw"
+    proc = run("train-eval", str(games), "--out", str(out), "--iters", "50", "--rules", "freestyle", "--no-ordering")
+    assert proc.returncode == 0, proc.stderr
+    w, start = load(out), load()
+    assert not np.array_equal(w.tables["freestyle"].v_self, start.tables["freestyle"].v_self)
+    for name in ("standard", "caro", "renju-black", "renju-white"):
+        assert np.array_equal(w.tables[name].v_self, start.tables[name].v_self), name
+        assert np.array_equal(w.tables[name].threat, start.tables[name].threat), name
+    assert "copied" not in w.notes
+    bad = run("train-eval", str(games), "--out", str(out), "--rules", "gomoku")
+    assert bad.returncode != 0 and "--rules" in bad.stderr
+
+
 def test_match_games_become_result_labelled_rows(tmp_path) -> None:
     db = tmp_path / "m.sqlite"
     proc = subprocess.run([sys.executable, "-m", "tournament.cli", "match", "builtin:greedy", "builtin:random",
