@@ -28,7 +28,10 @@ from gomocup_bot.training.records import RULES, GameRecord, encode_moves, parse_
 BALANCED = 250  # a random opening is kept when the first search scores it within this (units)
 EXPLORE_PLIES = 6  # plies after the opening in which a second or third choice may be played
 EXPLORE_P = (0.8, 0.14, 0.06)  # first, second, third choice
-MOVE_SECONDS = 5.0  # wall-clock cap a move (the node budget ends the search long before)
+# wall-clock cap a move: the node budget ends the tree search long before, but the root's defence
+# against the opponent's VCT deepens for a share of the clock (search.rootcheck), so in sharp
+# positions this cap is what a move costs (`--move-seconds`)
+MOVE_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class Job:
     openings: tuple[tuple[tuple[int, int], ...], ...]  # offsets from the centre
     random_share: float
     source: str
+    move_seconds: float = MOVE_SECONDS
 
 
 def parse_openings(path: str) -> list[tuple[tuple[int, int], ...]]:
@@ -76,7 +80,7 @@ class _Player:
 
         stones = tuple((x, y, 1 + i % 2) for i, (x, y) in enumerate(moves))
         pos = Position(job.size, job.size, Rules.from_code(RULES[job.rule]), stones, 1 + len(moves) % 2)
-        limits = SearchLimits.from_budget(MOVE_SECONDS)
+        limits = SearchLimits.from_budget(job.move_seconds)
         limits = SearchLimits(limits.soft_deadline, limits.hard_deadline, max_nodes=job.nodes)
         return self.engine.search(SearchRequest(pos, limits, nbest=3), StopFlag())
 
@@ -184,9 +188,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--openings", help="a Piskvork offset-format opening file (else all openings are random)")
     ap.add_argument("--random-share", type=float, default=0.5,
                     help="share of games from a random balanced opening when --openings is given (default 0.5)")
+    ap.add_argument("--move-seconds", type=float, default=MOVE_SECONDS,
+                    help=f"wall-clock cap a move (default {MOVE_SECONDS:g}): the root's defence against the "
+                         "opponent's VCT deepens for a share of it, so a smaller cap makes sharp moves cheaper "
+                         "(and their defence shallower)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one a core)")
     args = ap.parse_args(argv)
+    if not args.move_seconds > 0:
+        ap.error("--move-seconds must be positive")
     openings = tuple(parse_openings(args.openings)) if args.openings else ()
     openings = tuple(o for o in openings if all(abs(dx) <= args.size // 2 and abs(dy) <= args.size // 2 for dx, dy in o))
     out = Path(args.out)
@@ -202,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
             out.write_bytes(text[: text.rfind(b"\n") + 1])
     source = f"{_source()} root {args.root_nodes}"
     jobs = [Job(i, args.seed, args.rule, args.size, args.nodes, args.root_nodes, openings,
-                args.random_share if openings else 1.0, source)
+                args.random_share if openings else 1.0, source, args.move_seconds)
             for i in range(args.games) if i not in done_ids]
     start_done = len(done_ids)
     t0 = time.monotonic()

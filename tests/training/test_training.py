@@ -41,7 +41,7 @@ def test_selfplay_resumes_an_interrupted_file(games, tmp_path) -> None:
     part = tmp_path / "part.jsonl"
     part.write_text("\n".join(lines[:3]) + "\n" + lines[3][: len(lines[3]) // 2])  # cut mid-record
     proc = run("selfplay", "--out", str(part), "--games", "5", "--workers", "1", "--nodes", "1500",
-               "--root-nodes", "3000", "--seed", "5")
+               "--root-nodes", "3000", "--move-seconds", "0.2", "--seed", "5")
     assert proc.returncode == 0, proc.stderr
     kept = [r.id for r in records.read(part)]
     assert sorted(kept) == list(range(5)) and kept[:3] == [int(records.parse_line(ln).id) for ln in lines[:3]]
