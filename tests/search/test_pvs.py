@@ -291,12 +291,14 @@ def test_root_reductions_spend_fewer_nodes_and_claim_nothing_the_full_root_refut
 def test_the_singular_extension_searches_more_and_claims_nothing_the_plain_search_refutes():
     # singular=6: a hash move whose alternatives all fail well below it gets a ply more, so the
     # same fixed-depth searches visit more nodes (the extensions and the tests that find them);
-    # a forced result either claims has the same sign in both
+    # a forced result either claims has the same sign in both (how many more nodes depends on the
+    # evaluation's tables: 5 % with the class weights, 2 % with the trained ones of 2026-11-28; the
+    # searches are deterministic on one thread, so an extension that never fires visits the same)
     pairs, nodes = _midgames_at_fixed_depth(9, dict(singular=0), dict(singular=6))
     for plain, ext in pairs:
         if abs(plain.score) > WIN_BOUND and abs(ext.score) > WIN_BOUND:
             assert np.sign(plain.score) == np.sign(ext.score), (plain.score, ext.score)
-    assert nodes[1] > 1.05 * nodes[0], nodes
+    assert nodes[1] > nodes[0], nodes
 
 
 def test_a_stopped_iteration_that_failed_low_keeps_the_last_choice():
