@@ -11,7 +11,10 @@ Options: ``backend`` (mcts | ab), ``trigger`` (none | brute | triggered | h1 | h
 PVS's quiescence search (the default), the static evaluation, or playouts; table boards but caro,
 which play out), ``prior`` (MCTS: class | score -- priors from the threat classes (the default),
 or line scores), ``final`` (robust | max | max-robust), ``level``,
-``root_nodes`` (the root threat search's node budget), ``defence`` (quick | rounds, below), ``tss`` (the
+``root_nodes`` (the root threat search's node budget), ``check_nodes`` (0, the default: the defence
+rounds and the check of the choice run by the clock; N: they also stop at N solver nodes each, so
+a node-bounded search, as self-play's, does not depend on the clock and spends its time in the
+tree search), ``defence`` (quick | rounds, below), ``tss`` (the
 threat solver the defence rounds test each candidate with: dfs, the default, or pn: depth-first on a
 quarter of the nodes, then proof numbers; measured no stronger, docs/search.md), ``threads`` (1 | 2: the second core searches too -- alpha-beta with a lazy-SMP helper thread,
 MCTS with a second tree (``parallel=root``) or on one shared tree (``parallel=tree``); defaults
@@ -108,6 +111,7 @@ class FullEngine(SearchEngineBase):
             self.backend = DEFAULT_BACKEND
         self.tactics = self.option("tactics", True, bool)
         self.root_nodes = self.option("root_nodes", DEFAULT_ROOT_NODES, int)
+        self.check_nodes = max(0, self.option("check_nodes", 0, int))
         self.sharp_time = self.option("sharp_time", DEFAULT_SHARP_TIME, bool)
         self.verify_plan = self.option("verify_plan", VERIFY_PLAN, float)
         self.verify_cut = self.option("verify_cut", VERIFY_CUT, float)
@@ -244,7 +248,7 @@ class FullEngine(SearchEngineBase):
             plan = rootcheck.analyse(board, view.side, stop.array, now + TACTICS_SHARE * share,
                                      excluded=view.excluded, vct_nodes=self.root_nodes, rounds=rounds,
                                      defence_deadline=now + self.defence_share * max(budget.hard - now, 0.0),
-                                     threads=threads, tss=self.tss)
+                                     threads=threads, tss=self.tss, defence_nodes=self.check_nodes)
             if plan.move >= 0 and plan.move not in view.excluded:
                 report(request, "best", view, plan.move)
                 line = " ".join(f"{x},{y}" for x, y in (view.xy(q) for q in plan.line if q >= 0))
@@ -281,7 +285,7 @@ class FullEngine(SearchEngineBase):
                     ranked = [out.move] + [q for q in out.ranked if q != out.move]
                     chosen = rootcheck.verify(board, side, ranked, stop.array, hard, self.tss,
                                               probe=self._probe(board, side, stop) if self.probe else None,
-                                              ladder=self.ladder, threads=threads)
+                                              ladder=self.ladder, threads=threads, max_nodes=self.check_nodes)
                     log.debug("check: PVS %s (proven %d, %d allowed) -> %s", view.xy(out.move), out.proven,
                               len(ranked), view.xy(chosen))
                     return chosen

@@ -52,12 +52,14 @@ class RootPlan:
 
 def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=frozenset(),
             vct_nodes: int = 300_000, rounds: bool = False, defence_deadline: float | None = None,
-            threads: int = 1, tss: str = "dfs") -> RootPlan:
+            threads: int = 1, tss: str = "dfs", defence_nodes: int = 0) -> RootPlan:
     """Run the checks for ``side`` to move on ``board`` (restored on return) until ``deadline``.
     The defence against the opponent's VCT is the quick one (each candidate once, inside
     ``deadline``), or with ``rounds`` the deeper rounds, which may go on until ``defence_deadline``
     (default the same) on ``threads`` threads (1 or 2), testing each candidate with the threat
-    solver ``tss`` (`defence_solver`); the own and the opponent's VCT stay depth-first."""
+    solver ``tss`` (`defence_solver`); the own and the opponent's VCT stay depth-first. With
+    ``defence_nodes`` the rounds also stop at that many solver nodes in all (each test cut to what
+    is left), so that a node-bounded search (self-play) does not depend on the clock."""
     t0 = time.monotonic()
     plan = RootPlan()
     me, op = side - 1, 2 - side
@@ -104,7 +106,7 @@ def analyse(board, side: int, stop_array, deadline: float | None, *, excluded=fr
         if tss != "dfs":  # the default keeps the solver above, with the failures it proved
             solver = defence_solver(tss, board, abort)
         plan.allowed = _round_defences(board, side, solver, abort, plan, threads, untimed=defence_deadline is None,
-                                       tss=tss)
+                                       tss=tss, max_nodes=defence_nodes)
     return _done(plan, t0)
 
 
@@ -187,9 +189,10 @@ _HELPER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="defence-helper")
 class _Round:
     """One defence round's candidates, taken one at a time by the threads that test them."""
 
-    def __init__(self, cands: list[int], cap: int) -> None:
+    def __init__(self, cands: list[int], cap: int, strict: bool = False) -> None:
         self.cands = cands
         self.cap = cap  # nodes this round may spend, in all
+        self.strict = strict  # each test is cut to the nodes the cap leaves (else only the next is not started)
         self.next = 0
         self.lock = threading.Lock()
         self.results: dict[int, tuple[int, int]] = {}  # move -> (result, nodes)
@@ -281,7 +284,10 @@ def _work(rnd: _Round, board, solver: ThreatSolver, side: int, depth: int, nodes
         q = rnd.take()
         if q < 0:
             return
-        result, used = _test(board, solver, q, side, depth, nodes)
+        budget = min(nodes, rnd.cap - rnd.nodes) if rnd.strict else nodes
+        if budget <= 0:
+            return
+        result, used = _test(board, solver, q, side, depth, budget)
         with rnd.lock:
             rnd.nodes += used
             if not (result == UNKNOWN and abort[0]):  # cut by the clock: says nothing
@@ -289,14 +295,15 @@ def _work(rnd: _Round, board, solver: ThreatSolver, side: int, depth: int, nodes
 
 
 def _round_defences(board, side: int, solver: ThreatSolver, abort, plan: RootPlan, threads: int = 1,
-                    untimed: bool = False, tss: str = "dfs") -> list[int] | None:
+                    untimed: bool = False, tss: str = "dfs", max_nodes: int = 0) -> list[int] | None:
     """The candidates that refute the opponent's VCT, by rounds (DEFENCE_ROUNDS), each deeper
     than the last: a move the solver proves lost in any round is out; of the others, those proven
     to hold in the deepest round reached are kept, with our threats the solver could not settle
     and our fours that only delay (each round tests the best proven first, so a round the clock
     cuts still tells the strongest defences apart). With ``threads`` 2 a helper thread (its own
     board copy and solver) takes candidates from the same round; ``untimed``, the rounds stop at
-    UNTIMED_DEFENCE_NODES. None when nothing could be said in time."""
+    UNTIMED_DEFENCE_NODES; with ``max_nodes`` at that many (each test cut to what is left).
+    None when nothing could be said in time."""
     me = side - 1
     alive = _candidates(board, side, plan)[:DEFENCE_WIDTH]
     helper = (copy_board(board), defence_solver(tss, board, abort)) if threads > 1 and len(alive) > 1 else None
@@ -304,10 +311,12 @@ def _round_defences(board, side: int, solver: ThreatSolver, abort, plan: RootPla
     standing: dict[int, int] = {}  # the deepest round a move was proven to hold in
     spent: dict[int, int] = {}  # nodes of its last test: the quickly settled go first next round
     tried_any = False
-    cap = UNTIMED_DEFENCE_NODES if untimed else 1 << 62
+    cap = max_nodes if max_nodes > 0 else (UNTIMED_DEFENCE_NODES if untimed else 1 << 62)
     for i, (depth, nodes) in enumerate(DEFENCE_ROUNDS):
+        if cap <= 0:
+            break
         alive.sort(key=lambda q: (-standing.get(q, -1), spent.get(q, 0)))
-        rnd = _Round(alive, cap)
+        rnd = _Round(alive, cap, strict=max_nodes > 0)
         job = _HELPER.submit(_work, rnd, *helper, side, depth, nodes, abort) if helper else None
         _work(rnd, board, solver, side, depth, nodes, abort)
         if job is not None:
@@ -365,17 +374,19 @@ Probe = Callable[[int, float], bool]
 
 
 def verify(board, side: int, ranked: list[int], stop_array, deadline: float | None, tss: str = "dfs",
-           probe: Probe | None = None, ladder: bool = False, threads: int = 1) -> int:
+           probe: Probe | None = None, ladder: bool = False, threads: int = 1, max_nodes: int = 0) -> int:
     """The tree search's choice checked against the opponent's forced wins, deeper than the
     defence rounds could afford for every candidate: the first of ``ranked`` (best first) that
     neither the ``probe`` nor the threat solver refutes, trying at most VERIFY_WIDTH of them. If
     each one tried is refuted, or the time runs out first, the choice stands. With ``ladder``
     every move tried goes through the rungs of VERIFY_LADDER, each rung over the moves still
     standing (on ``threads`` threads, as the defence rounds), and the first move standing when the
-    time runs out or the ladder ends is played: a refuted choice never stands for lack of time."""
+    time runs out or the ladder ends is played: a refuted choice never stands for lack of time.
+    With ``max_nodes`` the solver's tests stop at that many nodes in all (a node-bounded search)."""
     if not ranked:
         return -1
     standing = list(ranked[:VERIFY_WIDTH])
+    spent = 0  # solver nodes, against max_nodes
     with Watchdog(stop_array, deadline) as abort:
         solver = defence_solver(tss, board, abort)
         if not ladder:
@@ -386,7 +397,11 @@ def verify(board, side: int, ranked: list[int], stop_array, deadline: float | No
                         continue
                 if abort[0]:
                     break
-                result, _ = _test(board, solver, q, side, VERIFY_DEPTH, VERIFY_NODES)
+                budget = VERIFY_NODES if max_nodes <= 0 else min(VERIFY_NODES, max_nodes - spent)
+                if budget <= 0:
+                    break
+                result, used = _test(board, solver, q, side, VERIFY_DEPTH, budget)
+                spent += used
                 if abort[0]:
                     break
                 if result != WIN:
@@ -399,13 +414,14 @@ def verify(board, side: int, ranked: list[int], stop_array, deadline: float | No
                     standing.remove(q)
         helper = (copy_board(board), defence_solver(tss, board, abort)) if threads > 1 and len(standing) > 1 else None
         for depth, nodes in VERIFY_LADDER:
-            if abort[0] or not standing:
+            if abort[0] or not standing or (max_nodes > 0 and spent >= max_nodes):
                 break
-            rnd = _Round(standing, 1 << 62)
+            rnd = _Round(standing, max_nodes - spent if max_nodes > 0 else 1 << 62, strict=max_nodes > 0)
             job = _HELPER.submit(_work, rnd, *helper, side, depth, nodes, abort) if helper else None
             _work(rnd, board, solver, side, depth, nodes, abort)
             if job is not None:
                 job.result()
+            spent += rnd.nodes
             standing = [q for q in standing if rnd.results.get(q, (UNKNOWN, 0))[0] != WIN]
     return standing[0] if standing else ranked[0]
 

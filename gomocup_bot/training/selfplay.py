@@ -46,6 +46,7 @@ class Job:
     random_share: float
     source: str
     move_seconds: float = MOVE_SECONDS
+    check_nodes: int = 0  # the root's defence and check of the choice: solver nodes each (0: by the clock)
 
 
 def parse_openings(path: str) -> list[tuple[tuple[int, int], ...]]:
@@ -68,10 +69,10 @@ def parse_openings(path: str) -> list[tuple[tuple[int, int], ...]]:
 class _Player:
     """One worker's engine, kept across its games (its numba kernels load once)."""
 
-    def __init__(self, root_nodes: int) -> None:
+    def __init__(self, root_nodes: int, check_nodes: int = 0) -> None:
         from gomocup_bot.engines import create_engine
 
-        self.engine = create_engine("gomocup-bot", threads=1, root_nodes=root_nodes)
+        self.engine = create_engine("gomocup-bot", threads=1, root_nodes=root_nodes, check_nodes=check_nodes)
         self.engine.prepare()
 
     def search(self, job: Job, moves: list[tuple[int, int]]):
@@ -147,7 +148,7 @@ _PLAYER: _Player | None = None
 def _worker(job: Job) -> str:
     global _PLAYER
     if _PLAYER is None:
-        _PLAYER = _Player(job.root_nodes)
+        _PLAYER = _Player(job.root_nodes, job.check_nodes)
     return play_game(_PLAYER, job).to_line()
 
 
@@ -192,11 +193,18 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"wall-clock cap a move (default {MOVE_SECONDS:g}): the root's defence against the "
                          "opponent's VCT deepens for a share of it, so a smaller cap makes sharp moves cheaper "
                          "(and their defence shallower)")
+    ap.add_argument("--check-nodes", type=int, default=0,
+                    help="solver nodes for the root's defence against the opponent's VCT, and again for the check "
+                         "of the chosen move (default 0: they deepen by the clock, up to --move-seconds). Most of a "
+                         "self-play move's time goes there; a budget such as 100000 makes the games several times "
+                         "faster and independent of the clock")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one a core)")
     args = ap.parse_args(argv)
     if not args.move_seconds > 0:
         ap.error("--move-seconds must be positive")
+    if args.check_nodes < 0:
+        ap.error("--check-nodes must be 0 (by the clock) or positive")
     openings = tuple(parse_openings(args.openings)) if args.openings else ()
     openings = tuple(o for o in openings if all(abs(dx) <= args.size // 2 and abs(dy) <= args.size // 2 for dx, dy in o))
     out = Path(args.out)
@@ -210,9 +218,9 @@ def main(argv: list[str] | None = None) -> int:
         text = out.read_bytes()
         if text and not text.endswith(b"\n"):
             out.write_bytes(text[: text.rfind(b"\n") + 1])
-    source = f"{_source()} root {args.root_nodes}"
+    source = f"{_source()} root {args.root_nodes}" + (f" check {args.check_nodes}" if args.check_nodes else "")
     jobs = [Job(i, args.seed, args.rule, args.size, args.nodes, args.root_nodes, openings,
-                args.random_share if openings else 1.0, source, args.move_seconds)
+                args.random_share if openings else 1.0, source, args.move_seconds, args.check_nodes)
             for i in range(args.games) if i not in done_ids]
     start_done = len(done_ids)
     t0 = time.monotonic()

@@ -105,3 +105,27 @@ def test_the_ladder_check_never_keeps_a_refuted_choice_when_its_time_runs_out(th
     assert rootcheck.verify(board, side, ranked, stop, deadline, ladder=True, threads=threads) == ranked[1]
     assert rootcheck.verify(board, side, ranked, stop, None, ladder=True, threads=threads) == ranked[1]  # untimed
     assert board.hash[0] == _board(rec).hash[0]
+
+
+def test_a_node_bounded_defence_stops_at_its_nodes_and_repeats_itself() -> None:
+    # self-play's checks (engine option check_nodes): the rounds and the check of the choice stop
+    # at a node budget instead of the clock, so the same position gives the same answer, cheaply
+    doc = json.loads(DATA.read_text())
+    rec = next(r for r in doc["positions"] + doc["dropped"] if r["source"] == "fast_free.sqlite game 18 move 20")
+    board = _board(rec)
+    side = rec["to_move"]
+    stop = np.zeros(1, dtype=np.int32)
+    vct, cap = 40_000, 30_000
+    plans = [rootcheck.analyse(board, side, stop, None, rounds=True, vct_nodes=vct, defence_nodes=cap) for _ in range(2)]
+    assert plans[0].threat and plans[0].allowed
+    assert (plans[0].nodes, plans[0].allowed) == (plans[1].nodes, plans[1].allowed)
+    untimed = rootcheck.analyse(board, side, stop, None, rounds=True, vct_nodes=vct)
+    assert plans[0].nodes < untimed.nodes
+    # each test is cut to what the budget leaves; only a four's follow-up (16 replies at a quarter
+    # of the test's nodes, at least 1,000 each) may run past it
+    follow = rootcheck.FOLLOW_WIDTH * rootcheck.FOLLOW_MIN_NODES + 4 * cap
+    assert plans[0].nodes <= vct + vct // 2 + cap + follow
+    ranked = list(plans[0].allowed) + [q for q in untimed.allowed or [] if q not in plans[0].allowed]
+    picks = {rootcheck.verify(board, side, ranked, stop, None, ladder=True, max_nodes=cap) for _ in range(2)}
+    assert len(picks) == 1 and picks <= set(ranked)
+    assert board.hash[0] == _board(rec).hash[0]

@@ -47,6 +47,22 @@ def test_selfplay_resumes_an_interrupted_file(games, tmp_path) -> None:
     assert sorted(kept) == list(range(5)) and kept[:3] == [int(records.parse_line(ln).id) for ln in lines[:3]]
 
 
+def test_selfplay_with_a_node_bounded_check_repeats_its_games(tmp_path) -> None:
+    # --check-nodes: the root's defence stops at solver nodes, not the clock, so one worker writes
+    # the same games from the same seed (the files name the same commit and settings)
+    outs = []
+    for name in ("a.jsonl", "b.jsonl"):
+        out = tmp_path / name
+        proc = run("selfplay", "--out", str(out), "--games", "3", "--workers", "1", "--nodes", "1500",
+                   "--root-nodes", "3000", "--check-nodes", "20000", "--seed", "5")
+        assert proc.returncode == 0, proc.stderr
+        outs.append(out.read_text())
+    assert outs[0] == outs[1] and len(outs[0].splitlines()) == 3
+    assert "root 3000 check 20000" in outs[0]  # the settings are in every record's source
+    bad = run("selfplay", "--out", str(tmp_path / "c.jsonl"), "--games", "1", "--check-nodes", "-5")
+    assert bad.returncode != 0 and "--check-nodes" in bad.stderr
+
+
 def test_bad_records_are_refused(tmp_path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": 1, "rule": "gomoku", "size": 15, "opening": 0, "moves": "hh"}\n{"id": 2}\n')
