@@ -48,7 +48,9 @@ every blunder found there, with the position right before it. `verify` checks ea
    brain played that the set counts as lost is judged like step 7 judges a holding move (the step-3
    word "lost" came from a short engine run); `admit` applies the verdicts: a move proved lost joins
    `proved` (marked `played`), a move no engine run claims a win after and the solver confirms like
-   the other holding moves joins `holding` (listed in `admitted`). `prove --only SOURCE --no-screen`
+   the other holding moves joins `holding` (listed in `admitted`); a played four is followed first
+   (the block, then the engine's reply, which the solver confirms: `four_replies`).
+   `prove --only SOURCE --no-screen`
    sends one position's holding moves to the whole-board check whatever the engine claims.
 
 A position is kept when its blunder is proven and at least one move holds and is confirmed. The
@@ -90,6 +92,9 @@ ADMIT_ABOUT = ("admitted: holding moves added after the set was made: a measured
                "them lost by the first engine's word, and today's engine (step 7's screen) claims no win after "
                "them while the solver confirms them like the other holding moves; a `proved` entry with "
                "`played` is such a move proved lost.")
+FOUR_ABOUT = ("four_replies: admitted moves that are fours of the defender: the solver's check of the four "
+              "itself says nothing (the attacker must block), so it was made after the block and the "
+              "engine's reply for the defender (no four), at `proof` [threat moves, nodes].")
 PROVE_ABOUT = ("proved: each holding and unconfirmed move screened by the engine as the attacker; where it claimed a "
                "forced win, the whole-board check (tests/search/proof_check.py) tried every defender reply: status win "
                "= proved losing (the move went to `refuted`; `strategy`: the attacker's move at each line from the "
@@ -501,10 +506,53 @@ def judge_played(set_path: Path, runs: list[Path], out_path: Path, engine_spec: 
             t0 = time.monotonic()
             entry = {"source": source, "move": list(m), "times_played": pairs[(source, m)],
                      **prover.judge(rec["rule"], after, 3 - d)}
+            if entry["claim"] is False:
+                follow = _four_followed(prover, rec, m)
+                if follow is not None:
+                    entry["four"] = follow
             out.write(json.dumps(entry, separators=(",", ":")) + "\n")
             out.flush()
             print(f"[{n}/{len(todo)}] {source} {m}: claim {entry['claim']} {entry.get('status', '')} "
                   f"({time.monotonic() - t0:.0f} s)", file=sys.stderr, flush=True)
+
+
+def _four_followed(prover: "WinProver", rec: dict, m: tuple[int, int]) -> dict | None:
+    """For a played move that is a four of the defender D: the attacker's block and the engine's
+    reply for D after it (`long` seconds), which `admit` has the solver confirm; None for a quiet
+    move (or an open four, which wins)."""
+    rules = RULES[rec["rule"]]
+    d = rec["to_move"]
+    stones = [tuple(x) for x in rec["moves"]]
+    b = T.ThreatBoard(SIZE, rules, stones)
+    if b.five_points(3 - d):
+        return None  # a block of the attacker's five first: no delay
+    fives = b.makes_fives(m[1] * SIZE + m[0], d)
+    if len(fives) != 1:
+        return None
+    block = b.xy(next(iter(fives)))
+    after = stones + [(m[0], m[1], d), (block[0], block[1], 3 - d)]
+    reply = prover._ask(rec["rule"], after, prover.long).move
+    return {"block": list(block), "reply": list(reply) if reply is not None else None}
+
+
+def _confirm_four(rec: dict, m: tuple[int, int], follow: dict) -> tuple[str, list[int]]:
+    """The solver on a four's follow-up: after the four, the block and D's reply (itself no four),
+    the attacker has no VCT of the blunder's length (RECHECK_NODES) or else of CHECK_DEPTH
+    (CHECK_NODES). (status, [depth, nodes])."""
+    if not follow.get("reply"):
+        return T.UNKNOWN, [0, 0]
+    rules = RULES[rec["rule"]]
+    d = rec["to_move"]
+    stones = [tuple(x) for x in rec["moves"]] + [(m[0], m[1], d), (follow["block"][0], follow["block"][1], 3 - d)]
+    reply = tuple(follow["reply"])
+    status, nodes, four = T.replies(SIZE, rules, stones, d, rec["length"], RECHECK_NODES, moves=[reply])[reply]
+    if four:
+        return T.UNKNOWN, [0, 0]  # another delay: not followed further
+    proof = [rec["length"], nodes]
+    if status != T.FAIL:
+        status, nodes, _ = T.replies(SIZE, rules, stones, d, CHECK_DEPTH, CHECK_NODES, moves=[reply])[reply]
+        proof = [CHECK_DEPTH, nodes]
+    return status, proof
 
 
 def admit(set_path: Path, judged_paths: list[Path]) -> None:
@@ -542,8 +590,19 @@ def admit(set_path: Path, judged_paths: list[Path]) -> None:
         rules = RULES[rec["rule"]]
         status, nodes, four = T.replies(SIZE, rules, stones, rec["to_move"], rec["length"], RECHECK_NODES, moves=[m])[m]
         proof = [rec["length"], nodes]
-        if four:  # the attacker's block comes first: the solver's "no VCT" would say nothing
-            print(f"{e['source']} {m}: no claim, but a four: not admitted", file=sys.stderr, flush=True)
+        if four:  # the attacker's block comes first: the solver's "no VCT" says nothing of the four itself
+            follow = next((x["four"] for x in entries if x.get("four")), None)
+            status, proof = _confirm_four(rec, m, follow) if follow else (T.UNKNOWN, [0, 0])
+            print(f"{e['source']} {m}: no claim, a four; after its block and the engine's reply "
+                  f"{follow and follow.get('reply')} the solver says {status} at {proof[0]} threat moves "
+                  f"({proof[1]} nodes)", file=sys.stderr, flush=True)
+            if status == T.FAIL:
+                rec["holding"].append(list(m))
+                rec["winrate"].append(None)
+                rec["proofs"].append(proof)
+                rec.setdefault("admitted", []).append(list(m))
+                rec.setdefault("four_replies", []).append({"move": list(m), **follow, "proof": proof})
+                admitted += 1
             continue
         if status != T.FAIL:
             status, nodes, _ = T.replies(SIZE, rules, stones, rec["to_move"], CHECK_DEPTH, CHECK_NODES, moves=[m])[m]
@@ -558,6 +617,8 @@ def admit(set_path: Path, judged_paths: list[Path]) -> None:
             admitted += 1
     if ADMIT_ABOUT not in doc["about"]:
         doc["about"] += " " + ADMIT_ABOUT
+    if any(r.get("four_replies") for r in doc["positions"]) and FOUR_ABOUT not in doc["about"]:
+        doc["about"] += " " + FOUR_ABOUT
     print(f"{proved} played moves proved lost, {admitted} admitted as holding", file=sys.stderr)
     write_set(set_path, doc)
 

@@ -94,6 +94,29 @@ def test_holding_moves_really_hold(rec: dict) -> None:
         pytest.skip("long proofs only: GOMOKU_DEFENCE_FULL=1 checks them")
 
 
+FOUR_REPLIES = [(rec, f) for rec in POSITIONS for f in rec.get("four_replies", [])]
+
+
+@pytest.mark.parametrize("item", FOUR_REPLIES, ids=lambda it: f"{_id(it[0])}-{it[1]['move'][0]},{it[1]['move'][1]}")
+def test_an_admitted_four_holds_after_its_block_and_reply(item) -> None:
+    # the solver's check of a four itself says nothing (the block comes first): the position after
+    # the block and the recorded reply (no four) must leave the attacker no VCT at the recorded depth
+    rec, f = item
+    d = rec["to_move"]
+    x, y = f["move"]
+    assert [x, y] in rec["holding"]
+    board = T.ThreatBoard(rec["size"], RULES[rec["rule"]], _stones(rec))
+    bx, by = f["block"]
+    assert board.makes_fives(y * rec["size"] + x, d) == {by * rec["size"] + bx}
+    depth, nodes = f["proof"]
+    if nodes > CHEAP and not FULL:
+        pytest.skip(f"a long proof ({nodes} nodes): GOMOKU_DEFENCE_FULL=1 checks it")
+    stones = _stones(rec) + [(x, y, d), (bx, by, 3 - d)]
+    reply = tuple(f["reply"])
+    status, _, four = T.replies(rec["size"], RULES[rec["rule"]], stones, d, depth, 2 * nodes + 1000, moves=[reply])[reply]
+    assert status == T.FAIL and not four, (reply, status)
+
+
 @pytest.mark.parametrize("item", REFUTED, ids=lambda it: f"{_id(it[0])}-{it[1]['move'][0]},{it[1]['move'][1]}")
 def test_a_proved_refutation_replays(item) -> None:
     from tests.search.proof_check import ProofChecker, strategy_oracle
