@@ -574,8 +574,8 @@ def admit(set_path: Path, judged_paths: list[Path]) -> None:
                 judged.setdefault((e["source"], tuple(e["move"])), []).append(e)
     for (source, m), entries in judged.items():
         rec = records.get(source)
-        if rec is None or m in {tuple(x) for x in rec["holding"] + rec["unconfirmed"]}:
-            continue
+        if rec is None or m in {tuple(x) for x in rec["holding"] + rec["unconfirmed"] + rec.get("refuted", [])}:
+            continue  # already holding, or proved lost (a proof outweighs any engine's silence)
         won = [e for e in entries if e.get("status") == T.WIN]
         if won:
             if all(tuple(p["move"]) != m for p in rec.get("proved", [])):

@@ -64,6 +64,7 @@ def test_position_is_a_legal_defence(rec: dict) -> None:
     taken = {(x, y) for x, y, _ in stones}
     holding = {tuple(m) for m in rec["holding"]}
     assert holding and tuple(rec["blunder"]) not in holding | {tuple(m) for m in rec["unconfirmed"]}
+    assert not holding & {tuple(m) for m in rec.get("refuted", [])}  # a move proved lost never holds
     assert not (holding | {tuple(rec["blunder"])}) & taken
     assert len(rec["winrate"]) == len(rec["proofs"]) == len(rec["holding"]) and rec["legal"] > len(holding)
     assert all(depth >= min(rec["length"], rec["check"]["depth"]) for depth, _ in rec["proofs"])
@@ -133,5 +134,6 @@ def test_a_proved_refutation_replays(item) -> None:
 
 def test_dropped_positions_lost_every_holding_move_to_a_proof() -> None:
     for rec in DOC.get("dropped", []):
-        proved = {tuple(e["move"]) for e in rec["proved"] if e.get("status") == T.WIN and "strategy" in e}
+        proved = {tuple(e["move"]) for e in rec["proved"]
+                  if e.get("status") == T.WIN and "strategy" in e and not e.get("played")}  # (a played move never held)
         assert not rec["holding"] and set(map(tuple, rec["refuted"])) >= proved and proved
