@@ -535,24 +535,27 @@ def _four_followed(prover: "WinProver", rec: dict, m: tuple[int, int]) -> dict |
     return {"block": list(block), "reply": list(reply) if reply is not None else None}
 
 
-def _confirm_four(rec: dict, m: tuple[int, int], follow: dict) -> tuple[str, list[int]]:
-    """The solver on a four's follow-up: after the four, the block and D's reply (itself no four),
-    the attacker has no VCT of the blunder's length (RECHECK_NODES) or else of CHECK_DEPTH
-    (CHECK_NODES). (status, [depth, nodes])."""
-    if not follow.get("reply"):
+def _solver_check(rules: Rules, stones, d: int, length: int, move: tuple[int, int]) -> tuple[str, list[int], bool]:
+    """The solver's confirmation of a holding move: the attacker has no VCT of ``length`` threat
+    moves (RECHECK_NODES), or else of CHECK_DEPTH (CHECK_NODES) after it. (status, [depth, nodes],
+    whether the move is a four, whose check says nothing of the four itself.)"""
+    status, nodes, four = T.replies(SIZE, rules, stones, d, length, RECHECK_NODES, moves=[move])[move]
+    proof = [length, nodes]
+    if status != T.FAIL and not four:
+        status, nodes, _ = T.replies(SIZE, rules, stones, d, CHECK_DEPTH, CHECK_NODES, moves=[move])[move]
+        proof = [CHECK_DEPTH, nodes]
+    return status, proof, four
+
+
+def _confirm_four(rec: dict, m: tuple[int, int], follow: dict | None) -> tuple[str, list[int]]:
+    """The solver on a four's follow-up: after the four, the block and D's reply (itself no four,
+    else not followed further), as `_solver_check`. (status, [depth, nodes])."""
+    if not follow or not follow.get("reply"):
         return T.UNKNOWN, [0, 0]
-    rules = RULES[rec["rule"]]
     d = rec["to_move"]
     stones = [tuple(x) for x in rec["moves"]] + [(m[0], m[1], d), (follow["block"][0], follow["block"][1], 3 - d)]
-    reply = tuple(follow["reply"])
-    status, nodes, four = T.replies(SIZE, rules, stones, d, rec["length"], RECHECK_NODES, moves=[reply])[reply]
-    if four:
-        return T.UNKNOWN, [0, 0]  # another delay: not followed further
-    proof = [rec["length"], nodes]
-    if status != T.FAIL:
-        status, nodes, _ = T.replies(SIZE, rules, stones, d, CHECK_DEPTH, CHECK_NODES, moves=[reply])[reply]
-        proof = [CHECK_DEPTH, nodes]
-    return status, proof
+    status, proof, four = _solver_check(RULES[rec["rule"]], stones, d, rec["length"], tuple(follow["reply"]))
+    return (T.UNKNOWN, [0, 0]) if four else (status, proof)
 
 
 def admit(set_path: Path, judged_paths: list[Path]) -> None:
@@ -587,33 +590,24 @@ def admit(set_path: Path, judged_paths: list[Path]) -> None:
             continue
         e = entries[0]
         stones = [tuple(x) for x in rec["moves"]]
-        rules = RULES[rec["rule"]]
-        status, nodes, four = T.replies(SIZE, rules, stones, rec["to_move"], rec["length"], RECHECK_NODES, moves=[m])[m]
-        proof = [rec["length"], nodes]
+        status, proof, four = _solver_check(RULES[rec["rule"]], stones, rec["to_move"], rec["length"], m)
+        follow = None
         if four:  # the attacker's block comes first: the solver's "no VCT" says nothing of the four itself
             follow = next((x["four"] for x in entries if x.get("four")), None)
-            status, proof = _confirm_four(rec, m, follow) if follow else (T.UNKNOWN, [0, 0])
+            status, proof = _confirm_four(rec, m, follow)
             print(f"{e['source']} {m}: no claim, a four; after its block and the engine's reply "
                   f"{follow and follow.get('reply')} the solver says {status} at {proof[0]} threat moves "
                   f"({proof[1]} nodes)", file=sys.stderr, flush=True)
-            if status == T.FAIL:
-                rec["holding"].append(list(m))
-                rec["winrate"].append(None)
-                rec["proofs"].append(proof)
-                rec.setdefault("admitted", []).append(list(m))
-                rec.setdefault("four_replies", []).append({"move": list(m), **follow, "proof": proof})
-                admitted += 1
-            continue
-        if status != T.FAIL:
-            status, nodes, _ = T.replies(SIZE, rules, stones, rec["to_move"], CHECK_DEPTH, CHECK_NODES, moves=[m])[m]
-            proof = [CHECK_DEPTH, nodes]
-        print(f"{e['source']} {m}: no claim; the solver {status} at {proof[0]} threat moves ({nodes} nodes)",
-              file=sys.stderr, flush=True)
+        else:
+            print(f"{e['source']} {m}: no claim; the solver {status} at {proof[0]} threat moves ({proof[1]} nodes)",
+                  file=sys.stderr, flush=True)
         if status == T.FAIL:
             rec["holding"].append(list(m))
             rec["winrate"].append(None)
             rec["proofs"].append(proof)
             rec.setdefault("admitted", []).append(list(m))
+            if follow:
+                rec.setdefault("four_replies", []).append({"move": list(m), **follow, "proof": proof})
             admitted += 1
     if ADMIT_ABOUT not in doc["about"]:
         doc["about"] += " " + ADMIT_ABOUT
