@@ -26,7 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from gomocup_bot.core.classes import C_FIVE, C_FLEX4, C_THREE, N_CODES
-from gomocup_bot.core.evaltables import N_CANON, N_THREAT, TABLE_NAMES, EvalTable, EvalWeights, load, save
+from gomocup_bot.core.evaltables import (N_CANON, N_THREAT, TABLE_NAMES, EvalTable, EvalWeights, EvalWeightsError,
+                                         load, save)
 from gomocup_bot.training import features, ordering, records, teacher
 
 N_CLASSES = C_FIVE + 1  # threat classes (core.classes: C_NONE .. C_FIVE)
@@ -310,14 +311,22 @@ def main(argv: list[str] | None = None) -> int:
     if not fitted_rules or any(r not in GROUPS for r in fitted_rules):
         ap.error(f"--rules takes a comma-separated list of {', '.join(GROUPS)}, not {args.rules!r}")
     log = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
-    start = load(args.start)
+    try:  # a bad start file or data file is the user's mistake: say which, no traceback
+        start = load(args.start)
+    except EvalWeightsError as exc:
+        ap.error(str(exc))
     by_rule: dict[str, list] = {}
     key = 0
     for path in args.data:
-        for rec in records.read(path):
-            rec.id = key  # one running number over all files: the held-out split is by game
-            key += 1
-            by_rule.setdefault(rec.rule, []).append(rec)
+        try:
+            for rec in records.read(path):
+                rec.id = key  # one running number over all files: the held-out split is by game
+                key += 1
+                by_rule.setdefault(rec.rule, []).append(rec)
+        except records.RecordError as exc:
+            ap.error(str(exc))
+        except (OSError, EOFError) as exc:  # a missing file, or a gzip file that is not one / cut short
+            ap.error(f"{path}: cannot read the game records ({getattr(exc, 'strerror', None) or exc})")
     if not by_rule:
         ap.error("no game records in the data files")
     if args.positions_out:

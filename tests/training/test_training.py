@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -107,6 +108,24 @@ def test_train_eval_fits_and_writes_a_loadable_file(games, tmp_path) -> None:
     fitted = Model(("freestyle", "freestyle"), w.tables, 250.0)
     y = labels(rows, 0.5, 250.0)
     assert log_loss(_sigmoid(fitted.logits(fitted.w0, rows)), y) < log_loss(_sigmoid(start.logits(start.w0, rows)), y)
+
+
+def test_train_eval_refuses_bad_files_with_a_clear_error(games, tmp_path) -> None:
+    """A missing or corrupt start file and a missing or broken data file stop `train-eval` with
+    a message naming the file, not a traceback."""
+    out = tmp_path / "w.gbw"
+    corrupt = tmp_path / "corrupt.gbw"
+    corrupt.write_bytes(b"not a weights file at all")
+    not_gzip = tmp_path / "games.jsonl.gz"
+    not_gzip.write_text("plain text, not gzip")
+    cases = [(str(games), "--start", str(tmp_path / "missing.gbw")), (str(games), "--start", str(corrupt)),
+             (str(tmp_path / "missing.jsonl"),), (str(not_gzip),)]
+    for args in cases:
+        proc = run("train-eval", *args, "--out", str(out), "--iters", "1")
+        named = next(a for a in args if a.startswith(str(tmp_path)))
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr and Path(named).name in proc.stderr, (args, proc.stderr)
+    assert not out.exists()
 
 
 def test_train_eval_part_threat_moves_only_the_threat_tables(games, tmp_path) -> None:
