@@ -33,9 +33,9 @@ DOC = json.loads(DATA.read_text())
 POSITIONS = DOC["positions"]
 # every move the `prove` step found losing, with the strategy that proves it: (record, entry)
 REFUTED = [(rec, e) for rec in POSITIONS + DOC.get("dropped", []) for e in rec.get("proved", []) if "strategy" in e]
-CHEAP_PROOF = 15  # defender positions: larger recorded proofs are replayed only in the full run
+CHEAP_PROOF = 8  # defender positions: larger recorded proofs are replayed only in the full run
 RULES = {"freestyle": Rules(), "standard": Rules(exact_five=True), "renju": Rules(renju=True)}
-CHEAP = 25_000  # solver nodes: searches above this are left to the full run
+CHEAP = 10_000  # solver nodes: searches above this are left to the full run
 HOLD_SHARE = 6_000  # solver nodes per position for its holding moves, outside the full run
 FULL = os.environ.get("GOMOKU_DEFENCE_FULL") == "1"
 
