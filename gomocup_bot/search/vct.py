@@ -47,9 +47,15 @@ MAX_GEN = 64  # moves a node keeps (threats are few; more means a wild position)
 ATTACKER_SALT = np.uint64(0x5D4C3B2A19081726)
 VCT_SALT = np.uint64(0x3C6EF372FE94F82B)  # VCF failures say nothing of VCT
 
-ThreatWork = namedtuple("ThreatWork", ["tt_key", "tt_depth", "moves", "scores", "line", "counter", "limits",
-                                       "stop", "attack"])
-# counter: [nodes, best line length]; limits: [max nodes, vct (1) or vcf (0), first VCT depth]
+ThreatWork = namedtuple("ThreatWork", ["tt_key", "tt_depth", "tt_rem", "moves", "scores", "line", "counter",
+                                       "limits", "stop", "attack"])
+# counter: [nodes, best line length, attacker nodes cut by the ply limit];
+# limits: [max nodes, vct (1) or vcf (0), first VCT depth, ply limit]
+# The ply limits a VCT deepens through (the last one the array bound): a short line is found
+# before the tree of long four sequences is searched (a 15-ply renju VCT of the tactics set took
+# 921k nodes with only the threes bounded, 8.0k through 10 and 16 plies; docs/search.md).
+PLY_STEPS = (10, 16, 24, MAX_PLY - 4)
+REM_ANY = 32767  # tt_rem of a failure proven with no ply cut under it: it holds at any limit
 
 
 def new_work(board, stop, tt_entries: int = 1 << 16) -> ThreatWork:
@@ -57,10 +63,10 @@ def new_work(board, stop, tt_entries: int = 1 << 16) -> ThreatWork:
     while n * 2 <= tt_entries:
         n *= 2
     _, attack, _ = combo_tables(int(board.meta[M_RULE]) == RULE_RENJU)
-    return ThreatWork(np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.int8),
+    return ThreatWork(np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int16),
                       np.zeros(MAX_PLY * MAX_GEN, dtype=np.int32), np.zeros(MAX_PLY * MAX_GEN, dtype=np.int32),
-                      np.full(MAX_PLY, -1, dtype=np.int32), np.zeros(2, dtype=np.int64), np.zeros(3, dtype=np.int64),
-                      stop, attack)
+                      np.full(MAX_PLY, -1, dtype=np.int32), np.zeros(3, dtype=np.int64),
+                      np.array([0, 0, 0, MAX_PLY - 4], dtype=np.int64), stop, attack)
 
 
 @njit(cache=True, nogil=True, forceinline=True)
@@ -227,11 +233,16 @@ def node(b, a, attacking, depth, ply, last, w):
         return WIN
     if depth < 0:
         return FAIL
+    rem = w.limits[3] - ply  # plies left under the ply limit
+    if rem <= 0:
+        w.counter[2] += 1
+        return FAIL
     key = _key(b, a, w.limits[1])
     mask = np.uint64(w.tt_key.shape[0] - 1)
     slot = key & mask
-    if w.tt_key[slot] == key and w.tt_depth[slot] >= depth + 1:
+    if w.tt_key[slot] == key and w.tt_depth[slot] >= depth + 1 and w.tt_rem[slot] >= rem:
         return FAIL
+    cuts = w.counter[2]
     n = _gen_attacks(b, a, ply, w)
     base0 = ply * MAX_GEN
     unknown = False
@@ -255,26 +266,42 @@ def node(b, a, attacking, depth, ply, last, w):
                 return UNKNOWN
     if unknown:
         return UNKNOWN
-    if w.tt_key[slot] != key or w.tt_depth[slot] < depth + 1:
+    held = REM_ANY if w.counter[2] == cuts else rem  # a cut below: proven under this limit only
+    if w.tt_key[slot] != key or (w.tt_depth[slot] <= depth + 1 and w.tt_rem[slot] <= held):
         w.tt_key[slot] = key
         w.tt_depth[slot] = depth + 1  # stored + 1: 0 marks an empty slot
+        w.tt_rem[slot] = held
     return FAIL
 
 
 @njit(cache=True, nogil=True)
 def solve(b, a, max_depth, w):
     """Attacker ``a`` (to move): VCF (fours only, one pass), or VCT by iterative deepening on the
-    number of threes 0..max_depth; (result, threes used)."""
-    result = FAIL
-    first = w.limits[2] if w.limits[1] != 0 else max_depth
-    for depth in range(first, max_depth + 1):
-        r = node(b, a, np.int64(1), np.int64(depth), np.int64(0), np.int64(-1), w)
+    number of threes: the VCF first (0 threes, one pass: a VCF is narrow), then 1..max_depth threes
+    under each ply limit of PLY_STEPS in turn (the next limit only when the last one cut a line);
+    (result, threes used)."""
+    vct = w.limits[1] != 0
+    first = w.limits[2] if vct else max_depth
+    if not vct or first == 0:
+        w.limits[3] = PLY_STEPS[len(PLY_STEPS) - 1]
+        r = node(b, a, np.int64(1), np.int64(first), np.int64(0), np.int64(-1), w)
         if r == WIN:
-            return WIN, depth
-        if r == UNKNOWN:
-            result = UNKNOWN
-            break
-    return result, 0
+            return WIN, first
+        if r == UNKNOWN or not vct:
+            return r, 0
+        first = 1
+    for step in range(len(PLY_STEPS)):
+        w.limits[3] = PLY_STEPS[step]
+        cuts = w.counter[2]
+        for depth in range(first, max_depth + 1):
+            r = node(b, a, np.int64(1), np.int64(depth), np.int64(0), np.int64(-1), w)
+            if r == WIN:
+                return WIN, depth
+            if r == UNKNOWN:
+                return UNKNOWN, 0
+        if w.counter[2] == cuts:
+            break  # nothing was cut: the failure is complete
+    return FAIL, 0
 
 
 class ThreatSolver:
