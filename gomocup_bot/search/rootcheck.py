@@ -357,6 +357,7 @@ def _round_defences(board, side: int, solver: ThreatSolver, abort, plan: RootPla
 
 VERIFY_DEPTH, VERIFY_NODES = VCT_DEPTH + 3, 400_000  # the check of the tree search's choice
 VERIFY_WIDTH = 4  # its choice and at most this many - 1 runners-up
+VERIFY_MAX = 12  # the ladder, when it refutes every move it tried, tries the next VERIFY_WIDTH, up to this many
 # The check by a ladder (``ladder``, the engine's default): every move tried gets the cheap tests
 # first, each rung over all of them, and the first move still standing is played, so a choice
 # refuted early never stands because a runner-up's deep test ran out of time (each rung is
@@ -382,7 +383,9 @@ def verify(board, side: int, ranked: list[int], stop_array, deadline: float | No
     every move tried goes through the rungs of VERIFY_LADDER, each rung over the moves still
     standing (on ``threads`` threads, as the defence rounds), and the first move standing when the
     time runs out or the ladder ends is played: a refuted choice never stands for lack of time.
-    With ``max_nodes`` the solver's tests stop at that many nodes in all (a node-bounded search)."""
+    When the ladder refutes every move it tried and time is left, the next VERIFY_WIDTH of the
+    ranking go up it (up to VERIFY_MAX moves in all): a lower-ranked move that holds beats a
+    refuted one. With ``max_nodes`` the solver's tests stop at that many nodes in all (a node-bounded search)."""
     if not ranked:
         return -1
     standing = list(ranked[:VERIFY_WIDTH])
@@ -407,22 +410,29 @@ def verify(board, side: int, ranked: list[int], stop_array, deadline: float | No
                 if result != WIN:
                     return q
             return ranked[0]
-        if probe is not None and deadline is not None:
-            for q in list(standing):
-                left = deadline - time.monotonic()
-                if left >= PROBE_MIN and probe(q, time.monotonic() + PROBE_SHARE * left):
-                    standing.remove(q)
-        helper = (copy_board(board), defence_solver(tss, board, abort)) if threads > 1 and len(standing) > 1 else None
-        for depth, nodes in VERIFY_LADDER:
-            if abort[0] or not standing or (max_nodes > 0 and spent >= max_nodes):
+        helper = (copy_board(board), defence_solver(tss, board, abort)) if threads > 1 and len(ranked) > 1 else None
+        start = len(standing)
+        while True:
+            if probe is not None and deadline is not None:
+                for q in list(standing):
+                    left = deadline - time.monotonic()
+                    if left >= PROBE_MIN and probe(q, time.monotonic() + PROBE_SHARE * left):
+                        standing.remove(q)
+            for depth, nodes in VERIFY_LADDER:
+                if abort[0] or not standing or (max_nodes > 0 and spent >= max_nodes):
+                    break
+                rnd = _Round(standing, max_nodes - spent if max_nodes > 0 else 1 << 62, strict=max_nodes > 0)
+                job = _HELPER.submit(_work, rnd, *helper, side, depth, nodes, abort) if helper and len(standing) > 1 else None
+                _work(rnd, board, solver, side, depth, nodes, abort)
+                if job is not None:
+                    job.result()
+                spent += rnd.nodes
+                standing = [q for q in standing if rnd.results.get(q, (UNKNOWN, 0))[0] != WIN]
+            # every move tried is refuted: the next ones of the ranking, while the time lasts
+            if standing or abort[0] or start >= min(len(ranked), VERIFY_MAX) or (max_nodes > 0 and spent >= max_nodes):
                 break
-            rnd = _Round(standing, max_nodes - spent if max_nodes > 0 else 1 << 62, strict=max_nodes > 0)
-            job = _HELPER.submit(_work, rnd, *helper, side, depth, nodes, abort) if helper else None
-            _work(rnd, board, solver, side, depth, nodes, abort)
-            if job is not None:
-                job.result()
-            spent += rnd.nodes
-            standing = [q for q in standing if rnd.results.get(q, (UNKNOWN, 0))[0] != WIN]
+            standing = list(ranked[start:min(start + VERIFY_WIDTH, VERIFY_MAX)])
+            start += len(standing)
     return standing[0] if standing else ranked[0]
 
 

@@ -110,6 +110,27 @@ def test_the_ladder_check_never_keeps_a_refuted_choice_when_its_time_runs_out(th
     assert board.hash[0] == _board(rec).hash[0]
 
 
+def test_the_ladder_tries_lower_ranked_moves_when_it_refutes_every_one_it_tried() -> None:
+    # the same renju position: the opponent has a VCT were it to move, so a move in a far corner
+    # lets it in; with four such moves ranked first, the check once played the first of them
+    # (all VERIFY_WIDTH refuted: "the choice stands"); now the next moves of the ranking go up the
+    # ladder and the holding move (8, 7), ranked fifth, is played
+    rec = _record("fast15_renju.sqlite game 16 move 10")
+    board = _board(rec)
+    side = rec["to_move"]
+    corners = [(0, 0), (14, 0), (0, 14), (14, 14)]
+    assert not {tuple(m[:2]) for m in rec["moves"]} & set(corners)
+    ranked = [int(to_pos(board, x, y)) for x, y in corners] + [int(to_pos(board, 8, 7))]
+    assert len(ranked) > rootcheck.VERIFY_WIDTH and rootcheck.VERIFY_MAX >= len(ranked)
+    solver = ThreatSolver(board)
+    for q in ranked[:4]:
+        assert rootcheck._test(board, solver, q, side, rootcheck.VCT_DEPTH + 1, 20_000)[0] == WIN
+    stop = np.zeros(1, dtype=np.int32)
+    assert rootcheck.verify(board, side, ranked, stop, None, ladder=True) == ranked[4]
+    assert rootcheck.verify(board, side, ranked, stop, time.monotonic() + 2.0, ladder=True, threads=2) == ranked[4]
+    assert board.hash[0] == _board(rec).hash[0]
+
+
 def test_a_node_bounded_defence_stops_at_its_nodes_and_repeats_itself() -> None:
     # self-play's checks (engine option check_nodes): the rounds and the check of the choice stop
     # at a node budget instead of the clock, so the same position gives the same answer, cheaply
