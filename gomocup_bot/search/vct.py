@@ -241,6 +241,8 @@ def node(b, a, attacking, depth, ply, last, w):
     mask = np.uint64(w.tt_key.shape[0] - 1)
     slot = key & mask
     if w.tt_key[slot] == key and w.tt_depth[slot] >= depth + 1 and w.tt_rem[slot] >= rem:
+        if w.tt_rem[slot] != REM_ANY:
+            w.counter[2] += 1  # proven under a ply limit only: a longer limit must look again
         return FAIL
     cuts = w.counter[2]
     n = _gen_attacks(b, a, ply, w)
