@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from gomocup_bot.core.board import board_from_stones
 from gomocup_bot.core.constants import BLACK, RULE_EXACT, RULE_FREESTYLE, RULE_RENJU, WHITE
@@ -63,6 +63,10 @@ def positions(draw):
 
 @settings(max_examples=80, deadline=None)
 @given(positions())
+# found on CI: a failure-table hit proven under a ply limit ended the deepening at 10 plies (a
+# 13-ply win of two threes was missed)
+@example(case=(RULE_FREESTYLE, 9, [(1, 2, BLACK), (0, 0, WHITE), (2, 2, BLACK), (0, 2, BLACK), (2, 1, BLACK), (1, 6, BLACK)],
+               BLACK))
 def test_the_ply_limits_prove_what_one_full_pass_proves(case):
     # and a solver kept across calls (its failure table holds entries proven under a ply limit)
     # answers both sides as a fresh one does
