@@ -170,7 +170,8 @@ def fit(rows: features.Rows, model: Model, lam: float, l2: float, iters: int, lr
     lr = lr if lr is not None else (FACTORED_LR if basis is not None else 0.02)
     trainable = model.trainable(part)
     y = labels(rows, lam, model.scale)
-    own, opp = rows.own.astype(np.float32), rows.opp.astype(np.float32)
+    # no copy when the rows are already float32 (averaged): at 395 k positions a copy was 5 GB more
+    own, opp = rows.own.astype(np.float32, copy=False), rows.opp.astype(np.float32, copy=False)
     rows = features.Rows(own, opp, rows.mask, rows.colour, rows.result, rows.score, rows.game, rows.ply)
     theta = np.zeros(basis.shape[1]) if basis is not None else model.w0.copy()
     weights = (lambda t: model.w0 + basis @ t) if basis is not None else (lambda t: t)  # noqa: E731
