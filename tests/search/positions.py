@@ -81,3 +81,14 @@ OPEN_THREE = ["............",
               "......O.....",
               "............"]
 OPEN_THREE_DEFENCES = {(2, 3), (6, 3)}
+
+
+def alternating_stones(raw: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
+    """Random squares (a hypothesis draw) as stones, black and white in turn by draw order; a
+    square drawn again is skipped."""
+    stones, seen = [], set()
+    for i, (x, y) in enumerate(raw):
+        if (x, y) not in seen:
+            seen.add((x, y))
+            stones.append((x, y, BLACK if i % 2 == 0 else WHITE))
+    return stones

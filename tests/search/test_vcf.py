@@ -13,6 +13,7 @@ from protocol.rules import CARO, EXACT_FIVE, FREESTYLE, RENJU
 from tournament import referee
 
 from tests.core.conftest import blank, put
+from tests.search.positions import alternating_stones
 
 RULES = {RULE_FREESTYLE: FREESTYLE, RULE_EXACT: EXACT_FIVE, RULE_CARO: CARO, RULE_RENJU: RENJU}
 
@@ -187,11 +188,7 @@ def small_positions(draw):
     h = draw(st.integers(k + 2, 10))
     n = draw(st.integers(4, 16))
     raw = draw(st.lists(st.tuples(st.integers(0, w - 1), st.integers(0, h - 1)), min_size=n, max_size=n))
-    stones, seen = [], set()
-    for i, (x, y) in enumerate(raw):
-        if (x, y) not in seen:
-            seen.add((x, y))
-            stones.append((x, y, BLACK if i % 2 == 0 else WHITE))
+    stones = alternating_stones(raw)
     attacker = draw(st.sampled_from([BLACK, WHITE]))
     return rule, k, w, h, stones, attacker
 

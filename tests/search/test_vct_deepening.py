@@ -11,6 +11,7 @@ from hypothesis import example, given, settings, strategies as st
 from gomocup_bot.core.board import board_from_stones
 from gomocup_bot.core.constants import BLACK, RULE_EXACT, RULE_FREESTYLE, RULE_RENJU, WHITE
 from gomocup_bot.search import vct as V
+from tests.search.positions import alternating_stones
 
 DATA = Path(__file__).parent / "data" / "vct.jsonl"
 RULES = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU}
@@ -53,11 +54,7 @@ def positions(draw):
     n = draw(st.integers(9, 12))
     count = draw(st.integers(8, 26))
     raw = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), min_size=count, max_size=count))
-    stones, seen = [], set()
-    for i, (x, y) in enumerate(raw):
-        if (x, y) not in seen:
-            seen.add((x, y))
-            stones.append((x, y, BLACK if i % 2 == 0 else WHITE))
+    stones = alternating_stones(raw)
     return rule, n, stones, draw(st.sampled_from([BLACK, WHITE]))
 
 
