@@ -53,16 +53,40 @@ def log_loss(p: np.ndarray, y: np.ndarray) -> float:
     return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
 
+CHUNK = 1 << 14  # rows widened at a time: 16 k rows of both matrices take 240 MB in float32
+
+
+def _wide(a: np.ndarray) -> type:
+    """The float type a block of ``a`` is multiplied in: float64 for integer counts (the sums are
+    then the search's integers exactly), float32 for averaged counts (as the fit always took them)."""
+    return np.float64 if np.issubdtype(a.dtype, np.integer) else np.float32
+
+
 def _rows(sel: np.ndarray):
-    """A row selector that does not copy the feature matrix when it takes every row (one table
-    for both colours: fancy indexing would copy hundreds of MB each step)."""
+    """A row selector that does not copy when it takes every row (one table for both colours)."""
     return slice(None) if sel.all() else sel
 
 
-def _float(a: np.ndarray) -> type:
-    """The float type to multiply ``a`` in: its own if it is float32 (no upcast copy of the
-    matrix), float64 for integer counts."""
-    return a.dtype.type if a.dtype == np.float32 else np.float64
+def held_out(game: np.ndarray) -> np.ndarray:
+    """The held-out games: every running number 0 mod 10 (a split by game)."""
+    return game % 10 == 0
+
+
+def held_last(recs: list) -> list:
+    """The records with the held-out games at the end, so the training and held-out rows are two
+    slices of one array and splitting them copies nothing."""
+    test = held_out(np.array([r.id for r in recs], dtype=np.int64))
+    return [r for r, t in zip(recs, test) if not t] + [r for r, t in zip(recs, test) if t]
+
+
+def split(rows: features.Rows) -> tuple[features.Rows, features.Rows]:
+    """(training rows, held-out rows): views when the held-out games come last (`held_last`),
+    copies otherwise."""
+    test = held_out(rows.game)
+    k = len(rows) - int(test.sum())
+    if not test[:k].any():
+        return rows.slice(slice(0, k)), rows.slice(slice(k, None))
+    return pick(rows, ~test), pick(rows, test)
 
 
 class Model:
@@ -84,29 +108,44 @@ class Model:
         return idx[colour.astype(np.int64) - 1] * self.block
 
     def logits(self, w: np.ndarray, rows: features.Rows) -> np.ndarray:
+        out = np.empty(len(rows))
+        for c in range(0, len(rows), CHUNK):
+            out[c:c + CHUNK] = self._block_logits(w, rows.slice(slice(c, c + CHUNK)))[0]
+        return out
+
+    def loss_gradient(self, w: np.ndarray, rows: features.Rows, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(each row's win probability, d(mean loss)/dw) for labels ``y``, in one pass over the
+        rows: each block is widened to float32 once for both products."""
+        p = np.empty(len(rows))
+        grad = np.zeros_like(w)
+        for c in range(0, len(rows), CHUNK):
+            block = rows.slice(slice(c, c + CHUNK))
+            z, own, opp, me, op = self._block_logits(w, block)
+            p[c:c + CHUNK] = _sigmoid(z)
+            g = p[c:c + CHUNK] - y[c:c + CHUNK]
+            for t in range(len(self.unique)):
+                b = t * self.block
+                sel_me, sel_op = _rows(me == b), _rows(op == b)
+                grad[b:b + N_CANON] += g[sel_me].astype(own.dtype) @ own[sel_me]
+                grad[b + N_CANON:b + 2 * N_CANON] -= g[sel_op].astype(opp.dtype) @ opp[sel_op]
+            np.add.at(grad, me + 2 * N_CANON + block.mask.astype(np.int64), g)
+        return p, grad / max(len(rows), 1)
+
+    def _block_logits(self, w: np.ndarray, rows: features.Rows):
+        """The logits of a block of rows, with its matrices widened (`_wide`) and its table offsets."""
         me = self._offset(rows.colour)
         op = self._offset(3 - rows.colour)
+        kind = _wide(rows.own)
+        own, opp = rows.own.astype(kind), rows.opp.astype(kind)
         out = np.zeros(len(rows))
         for t in range(len(self.unique)):
             b = t * self.block
             sel_me, sel_op = _rows(me == b), _rows(op == b)
-            out[sel_me] += rows.own[sel_me] @ w[b:b + N_CANON].astype(_float(rows.own))
-            out[sel_op] -= rows.opp[sel_op] @ w[b + N_CANON:b + 2 * N_CANON].astype(_float(rows.opp))
+            out[sel_me] += own[sel_me] @ w[b:b + N_CANON].astype(kind)
+            out[sel_op] -= opp[sel_op] @ w[b + N_CANON:b + 2 * N_CANON].astype(kind)
         out += w[me + 2 * N_CANON + rows.mask.astype(np.int64)]
-        return out + np.array([self.tempo[self.names[c - 1]] for c in (1, 2)])[rows.colour - 1] / self.scale
-
-    def gradient(self, w: np.ndarray, rows: features.Rows, g: np.ndarray) -> np.ndarray:
-        """d(mean loss)/dw for the per-row d(loss)/d(logit) ``g``."""
-        me = self._offset(rows.colour)
-        op = self._offset(3 - rows.colour)
-        out = np.zeros_like(w)
-        for t in range(len(self.unique)):
-            b = t * self.block
-            sel_me, sel_op = _rows(me == b), _rows(op == b)
-            out[b:b + N_CANON] += g[sel_me].astype(_float(rows.own)) @ rows.own[sel_me]
-            out[b + N_CANON:b + 2 * N_CANON] -= g[sel_op].astype(_float(rows.opp)) @ rows.opp[sel_op]
-        np.add.at(out, me + 2 * N_CANON + rows.mask.astype(np.int64), g)
-        return out / max(len(rows), 1)
+        out += np.array([self.tempo[self.names[c - 1]] for c in (1, 2)])[rows.colour - 1] / self.scale
+        return out, own, opp, me, op
 
     def trainable(self, part: str) -> np.ndarray:
         """1.0 where a parameter may move: ``all``, or ``threat`` (the threat tables alone, the
@@ -170,9 +209,6 @@ def fit(rows: features.Rows, model: Model, lam: float, l2: float, iters: int, lr
     lr = lr if lr is not None else (FACTORED_LR if basis is not None else 0.02)
     trainable = model.trainable(part)
     y = labels(rows, lam, model.scale)
-    # no copy when the rows are already float32 (averaged): at 395 k positions a copy was 5 GB more
-    own, opp = rows.own.astype(np.float32, copy=False), rows.opp.astype(np.float32, copy=False)
-    rows = features.Rows(own, opp, rows.mask, rows.colour, rows.result, rows.score, rows.game, rows.ply)
     theta = np.zeros(basis.shape[1]) if basis is not None else model.w0.copy()
     weights = (lambda t: model.w0 + basis @ t) if basis is not None else (lambda t: t)  # noqa: E731
     m = np.zeros_like(theta)
@@ -180,8 +216,7 @@ def fit(rows: features.Rows, model: Model, lam: float, l2: float, iters: int, lr
     b1, b2 = 0.9, 0.999
     for it in range(1, iters + 1):
         w = weights(theta)
-        p = _sigmoid(model.logits(w, rows))
-        grad = model.gradient(w, rows, p - y)
+        p, grad = model.loss_gradient(w, rows, y)
         if basis is not None:
             g = basis.T @ grad + l2 * theta
         else:
@@ -198,8 +233,7 @@ def train_rule(rule: str, rows: features.Rows, start: EvalWeights, lam: float, l
                log=print, part: str = "all") -> Fit:
     names = GROUPS[rule]
     model = Model(names, start.tables, start.scale)
-    test = rows.game % 10 == 0
-    train, held = pick(rows, ~test), pick(rows, test)
+    train, held = split(rows)
     log(f"{rule}: {len(train)} training rows, {len(held)} held out ({len(np.unique(rows.game))} games)")
     t0 = time.monotonic()
     w = fit(train, model, lam, l2, iters, log=log, part=part)
@@ -218,7 +252,7 @@ def train_ordering(rule: str, recs: list, tables: dict[str, EvalTable], iters: i
     if len(choices.chosen) < 100:
         log(f"{rule}: too few searched moves to fit the ordering; kept the starting tables")
         return {}
-    test = choices.game % 10 == 0
+    test = held_out(choices.game)
     train, held = ordering.split(choices, ~test), ordering.split(choices, test)
     name = GROUPS[rule][0]
     ref_a, ref_d = tables[name].order_attack.astype(float), tables[name].order_defend.astype(float)
@@ -247,7 +281,7 @@ def taught_rows(rows: features.Rows, recs: list, taught: dict, args, scale: floa
     ev, mate = teacher.values_of(rows, {r.id: (r.rule, r.moves) for r in recs}, taught)
     has = ~np.isnan(ev) | (mate != 0)
     rows, ev, mate = pick(rows, has), ev[has], mate[has]
-    train = rows.game % 10 != 0
+    train = ~held_out(rows.game)
     t_scale = args.teacher_scale or teacher.fit_scale(ev[train], rows.result[train])
     rows.score[:] = teacher.scores(ev, mate, t_scale, args.teacher_mate, scale)
     log(f"  teacher: {len(rows)} positions labelled ({int((mate != 0).sum())} forced wins), "
@@ -349,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
         if not recs or rule not in fitted_rules:
             continue
         t0 = time.monotonic()
-        rows = features.rows_of(recs, average=args.average)
+        rows = features.rows_of(held_last(recs), average=args.average)
         log(f"{rule}: {len(recs)} games -> {len(rows)} positions in {time.monotonic() - t0:.0f} s")
         taught_note = {}
         if taught is not None:

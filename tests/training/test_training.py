@@ -244,3 +244,40 @@ def test_train_eval_factored_moves_codes_by_class_and_line_values(games, tmp_pat
         assert np.abs(delta[~fixed]).max() > 1  # it moved
         coef, *_ = np.linalg.lstsq(design[~fixed], delta[~fixed], rcond=None)
         assert np.abs(design[~fixed] @ coef - delta[~fixed]).max() <= 1.0  # rounding only
+
+
+def test_the_blockwise_gradient_is_the_loss_derivative_and_the_split_copies_nothing(games, monkeypatch) -> None:
+    """`Model.loss_gradient` over blocks of rows (a block size that cuts the rows unevenly, and
+    renju's two tables) agrees with central differences of the log loss; the held-out games put
+    last make the training and held-out rows views of one array, with the same rows a by-game
+    selection picks."""
+    from gomocup_bot.training import train
+
+    recs = list(records.read(games))
+    for r in recs:  # the same games read as renju: black's and white's rows use different tables
+        r.rule = "renju"
+    rows = features.rows_of(train.held_last(recs), average=True)
+    assert rows.own.dtype == np.float16
+    monkeypatch.setattr(train, "CHUNK", 37)
+    weights = load()
+    model = train.Model(train.GROUPS["renju"], weights.tables, weights.scale)
+    rng = np.random.default_rng(3)
+    w = model.w0 + rng.normal(0, 0.01, model.w0.shape)
+    y = train.labels(rows, 0.5, model.scale)
+    p, grad = model.loss_gradient(w, rows, y)
+    assert np.allclose(p, train._sigmoid(model.logits(w, rows)))
+    loss = lambda ww: train.log_loss(train._sigmoid(model.logits(ww, rows)), y)  # noqa: E731
+    used = np.flatnonzero(np.abs(grad) > 1e-5)
+    assert len(used) > 20
+    for i in rng.choice(used, 20, replace=False):
+        step = np.zeros_like(w)
+        step[i] = 1e-3
+        numeric = (loss(w + step) - loss(w - step)) / 2e-3
+        assert abs(numeric - grad[i]) <= 1e-3 * max(abs(grad[i]), 1e-3), (i, numeric, grad[i])
+    fit_rows, held = train.split(rows)
+    assert np.shares_memory(fit_rows.own, rows.own) and np.shares_memory(held.opp, rows.opp)
+    test = train.held_out(rows.game)
+    assert held.game.size and np.array_equal(held.own, rows.own[test]) and np.array_equal(fit_rows.game, rows.game[~test])
+    shuffled = features.rows_of(list(reversed(recs)), average=True)  # held-out games not last: copies
+    a, b = train.split(shuffled)
+    assert not np.shares_memory(a.own, shuffled.own) and sorted(b.game) == sorted(held.game)
