@@ -10,9 +10,10 @@ to move, the game's result for the mover (1 won, 0 lost, 0.5 drawn) and the sear
 With ``average`` the code counts are the mean of this position's and the previous one's (before
 the opponent's last move, the same colours as mover and opponent): the pattern part the PVS
 evaluates with ``eval_avg`` (search.pvs.evaluate), so the fit is of the function the search uses.
-The threat mask stays this position's, as in the search. Averaged counts are multiples of one
-half below 1024, which float16 holds exactly: half the memory of float32 (at half a million
-positions the two matrices take 3.6 GB instead of 7.3 GB); the fit widens them a block at a time.
+The threat mask stays this position's, as in the search. The rows of all games are written into
+one array sized for every move of the records (its unused end is never touched, so never in
+memory): at half a million averaged positions the two float32 matrices take 7.3 GB, and loading
+them takes no second copy.
 """
 from __future__ import annotations
 
@@ -32,8 +33,8 @@ WIN_BOUND = 29000  # a searched value beyond this is a proven result (search.pvs
 
 @dataclass
 class Rows:
-    own: np.ndarray  # uint8[n, N_CANON] (float16 averaged): the mover's squares by code
-    opp: np.ndarray  # uint8[n, N_CANON] (float16 averaged): the opponent's squares by code
+    own: np.ndarray  # uint8[n, N_CANON] (float32 averaged): the mover's squares by code
+    opp: np.ndarray  # uint8[n, N_CANON] (float32 averaged): the opponent's squares by code
     mask: np.ndarray  # int16[n]
     colour: np.ndarray  # int8[n]: 1 black, 2 white to move
     result: np.ndarray  # float32[n]: the game's result for the mover
@@ -43,22 +44,6 @@ class Rows:
 
     def __len__(self) -> int:
         return len(self.mask)
-
-    @staticmethod
-    def concat(parts: list["Rows"]) -> "Rows":
-        """The parts one after another; ``parts`` is emptied on the way, each part let go once it
-        is copied (the memory peak stays near one copy of the rows, not two)."""
-        n = sum(len(p) for p in parts)
-        out = Rows(*(np.empty((n, *getattr(parts[0], f).shape[1:]), getattr(parts[0], f).dtype)
-                     for f in Rows.__dataclass_fields__))
-        at = 0
-        parts.reverse()
-        while parts:
-            p = parts.pop()
-            for f in Rows.__dataclass_fields__:
-                getattr(out, f)[at:at + len(p)] = getattr(p, f)
-            at += len(p)
-        return out
 
     def slice(self, part: slice) -> "Rows":
         """Rows ``part`` as views of these (no copy)."""
@@ -114,7 +99,7 @@ def game_rows(rec: GameRecord, average: bool = False) -> Rows:
         previous = current
         play(b, to_pos(b, x, y), side)
     n = len(mask)
-    kind = np.float16 if average else np.uint8  # halves when averaged: exact in float16
+    kind = np.float32 if average else np.uint8  # halves when averaged
     return Rows(np.array(own, dtype=kind).reshape(n, N_CANON), np.array(opp, dtype=kind).reshape(n, N_CANON),
                 np.array(mask, dtype=np.int16), np.array(colour, dtype=np.int8), np.array(result, dtype=np.float32),
                 np.array(score, dtype=np.float32), np.full(n, rec.id, dtype=np.int32),
@@ -122,10 +107,17 @@ def game_rows(rec: GameRecord, average: bool = False) -> Rows:
 
 
 def rows_of(records, average: bool = False) -> Rows:
-    parts = [game_rows(r, average) for r in records]
-    parts = [p for p in parts if len(p)]
-    if not parts:
-        return Rows(np.zeros((0, N_CANON), np.uint8), np.zeros((0, N_CANON), np.uint8), np.zeros(0, np.int16),
-                    np.zeros(0, np.int8), np.zeros(0, np.float32), np.zeros(0, np.float32), np.zeros(0, np.int32),
-                    np.zeros(0, np.int16))
-    return Rows.concat(parts)
+    """The kept positions of ``records``, in their order, as views of one array per field."""
+    records = list(records)
+    cap = sum(len(r.move_list()) for r in records)  # at most one row a move
+    kind = np.float32 if average else np.uint8
+    out = Rows(np.empty((cap, N_CANON), kind), np.empty((cap, N_CANON), kind), np.empty(cap, np.int16),
+               np.empty(cap, np.int8), np.empty(cap, np.float32), np.empty(cap, np.float32), np.empty(cap, np.int32),
+               np.empty(cap, np.int16))
+    n = 0
+    for r in records:
+        part = game_rows(r, average)
+        for f in Rows.__dataclass_fields__:
+            getattr(out, f)[n:n + len(part)] = getattr(part, f)
+        n += len(part)
+    return out.slice(slice(0, n))

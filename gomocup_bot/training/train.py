@@ -53,12 +53,12 @@ def log_loss(p: np.ndarray, y: np.ndarray) -> float:
     return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
 
-CHUNK = 1 << 14  # rows widened at a time: 16 k rows of both matrices take 240 MB in float32
+CHUNK = 1 << 14  # rows taken at a time (integer counts widen to float64 a block at a time: 480 MB)
 
 
 def _wide(a: np.ndarray) -> type:
     """The float type a block of ``a`` is multiplied in: float64 for integer counts (the sums are
-    then the search's integers exactly), float32 for averaged counts (as the fit always took them)."""
+    then the search's integers exactly), float32 for averaged counts (their own: no copy)."""
     return np.float64 if np.issubdtype(a.dtype, np.integer) else np.float32
 
 
@@ -115,7 +115,7 @@ class Model:
 
     def loss_gradient(self, w: np.ndarray, rows: features.Rows, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(each row's win probability, d(mean loss)/dw) for labels ``y``, in one pass over the
-        rows: each block is widened to float32 once for both products."""
+        rows: each block is widened (`_wide`) once for both products."""
         p = np.empty(len(rows))
         grad = np.zeros_like(w)
         for c in range(0, len(rows), CHUNK):
@@ -136,7 +136,7 @@ class Model:
         me = self._offset(rows.colour)
         op = self._offset(3 - rows.colour)
         kind = _wide(rows.own)
-        own, opp = rows.own.astype(kind), rows.opp.astype(kind)
+        own, opp = rows.own.astype(kind, copy=False), rows.opp.astype(kind, copy=False)
         out = np.zeros(len(rows))
         for t in range(len(self.unique)):
             b = t * self.block

@@ -257,7 +257,7 @@ def test_the_blockwise_gradient_is_the_loss_derivative_and_the_split_copies_noth
     for r in recs:  # the same games read as renju: black's and white's rows use different tables
         r.rule = "renju"
     rows = features.rows_of(train.held_last(recs), average=True)
-    assert rows.own.dtype == np.float16
+    assert rows.own.dtype == np.float32
     monkeypatch.setattr(train, "CHUNK", 37)
     weights = load()
     model = train.Model(train.GROUPS["renju"], weights.tables, weights.scale)
