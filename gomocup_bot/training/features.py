@@ -45,8 +45,8 @@ class Rows:
     def __len__(self) -> int:
         return len(self.mask)
 
-    def slice(self, part: slice) -> "Rows":
-        """Rows ``part`` as views of these (no copy)."""
+    def select(self, part: slice | np.ndarray) -> "Rows":
+        """Rows ``part`` of these: views for a slice (no copy), a copy for a boolean mask."""
         return Rows(*(getattr(self, f)[part] for f in Rows.__dataclass_fields__))
 
 
@@ -120,4 +120,4 @@ def rows_of(records, average: bool = False) -> Rows:
         for f in Rows.__dataclass_fields__:
             getattr(out, f)[n:n + len(part)] = getattr(part, f)
         n += len(part)
-    return out.slice(slice(0, n))
+    return out.select(slice(0, n))

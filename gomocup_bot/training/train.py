@@ -85,8 +85,8 @@ def split(rows: features.Rows) -> tuple[features.Rows, features.Rows]:
     test = held_out(rows.game)
     k = len(rows) - int(test.sum())
     if not test[:k].any():
-        return rows.slice(slice(0, k)), rows.slice(slice(k, None))
-    return pick(rows, ~test), pick(rows, test)
+        return rows.select(slice(0, k)), rows.select(slice(k, None))
+    return rows.select(~test), rows.select(test)
 
 
 class Model:
@@ -110,7 +110,7 @@ class Model:
     def logits(self, w: np.ndarray, rows: features.Rows) -> np.ndarray:
         out = np.empty(len(rows))
         for c in range(0, len(rows), CHUNK):
-            out[c:c + CHUNK] = self._block_logits(w, rows.slice(slice(c, c + CHUNK)))[0]
+            out[c:c + CHUNK] = self._block_logits(w, rows.select(slice(c, c + CHUNK)))[0]
         return out
 
     def loss_gradient(self, w: np.ndarray, rows: features.Rows, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -119,7 +119,7 @@ class Model:
         p = np.empty(len(rows))
         grad = np.zeros_like(w)
         for c in range(0, len(rows), CHUNK):
-            block = rows.slice(slice(c, c + CHUNK))
+            block = rows.select(slice(c, c + CHUNK))
             z, own, opp, me, op = self._block_logits(w, block)
             p[c:c + CHUNK] = _sigmoid(z)
             g = p[c:c + CHUNK] - y[c:c + CHUNK]
@@ -272,15 +272,11 @@ def train_ordering(rule: str, recs: list, tables: dict[str, EvalTable], iters: i
     return report
 
 
-def pick(rows: features.Rows, sel: np.ndarray) -> features.Rows:
-    return features.Rows(*(getattr(rows, f)[sel] for f in features.Rows.__dataclass_fields__))
-
-
 def taught_rows(rows: features.Rows, recs: list, taught: dict, args, scale: float, log=print) -> tuple[features.Rows, dict]:
     """The rows a teacher labelled, their searched value replaced by the teacher's (in our units)."""
     ev, mate = teacher.values_of(rows, {r.id: (r.rule, r.moves) for r in recs}, taught)
     has = ~np.isnan(ev) | (mate != 0)
-    rows, ev, mate = pick(rows, has), ev[has], mate[has]
+    rows, ev, mate = rows.select(has), ev[has], mate[has]
     train = ~held_out(rows.game)
     t_scale = args.teacher_scale or teacher.fit_scale(ev[train], rows.result[train])
     rows.score[:] = teacher.scores(ev, mate, t_scale, args.teacher_mate, scale)
