@@ -48,7 +48,9 @@ ATTACKER_SALT = np.uint64(0x5D4C3B2A19081726)
 VCT_SALT = np.uint64(0x3C6EF372FE94F82B)  # VCF failures say nothing of VCT
 
 ThreatWork = namedtuple("ThreatWork", ["tt_key", "tt_depth", "tt_rem", "moves", "scores", "line", "counter",
-                                       "limits", "stop", "attack"])
+                                       "limits", "stop", "attack", "kept"])
+# kept: row `ply` holds a defender node's first refuted reply's line (plies ply+1 onwards) while
+# its other replies are searched, since they overwrite the deeper plies of `line`;
 # counter: [nodes, best line length, attacker nodes cut by the ply limit];
 # limits: [max nodes, vct (1) or vcf (0), first VCT depth, ply limit]
 # The ply limits a VCT deepens through (the last one the array bound): a short line is found
@@ -66,7 +68,8 @@ def new_work(board, stop, tt_entries: int = 1 << 16) -> ThreatWork:
     return ThreatWork(np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int16),
                       np.zeros(MAX_PLY * MAX_GEN, dtype=np.int32), np.zeros(MAX_PLY * MAX_GEN, dtype=np.int32),
                       np.full(MAX_PLY, -1, dtype=np.int32), np.zeros(3, dtype=np.int64),
-                      np.array([0, 0, 0, MAX_PLY - 4], dtype=np.int64), stop, attack)
+                      np.array([0, 0, 0, MAX_PLY - 4], dtype=np.int64), stop, attack,
+                      np.zeros((MAX_PLY, MAX_PLY), dtype=np.int32))
 
 
 @njit(cache=True, nogil=True, forceinline=True)
@@ -179,6 +182,7 @@ def node(b, a, attacking, depth, ply, last, w):
         n = _gen_replies(b, a, ply, w)
         base0 = ply * MAX_GEN
         first = -1
+        end = 0
         for i in range(n):
             q = w.moves[base0 + i]
             if not legal_for(b, q, d):
@@ -190,12 +194,16 @@ def node(b, a, attacking, depth, ply, last, w):
                 return r
             if first < 0:
                 first = q
+                end = w.counter[1]
+                for j in range(ply + 1, end):
+                    w.kept[ply, j] = w.line[j]
         if first < 0:
             return WIN if n > 0 else FAIL  # renju: every reply a foul square for black
-        # the line shows the first (most natural) reply; re-run it so the deeper line is its own
-        play(b, first, d)
-        node(b, a, np.int64(1), depth, ply + 1, np.int64(first), w)
-        take(b)
+        # the line shows the first (most natural) reply, kept from its own search (searching it
+        # again cost each level of a proof its first subtree twice over)
+        for j in range(ply + 1, end):
+            w.line[j] = w.kept[ply, j]
+        w.counter[1] = end
         w.line[ply] = first
         return WIN
 

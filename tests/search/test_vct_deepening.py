@@ -76,3 +76,32 @@ def test_the_ply_limits_prove_what_one_full_pass_proves(case):
         again, _, _ = kept.run(board, side, vct=True, max_depth=2, max_nodes=2_000_000)
         if want != V.UNKNOWN:
             assert fresh == want and again == want, (rule, n, stones, side)
+
+
+def test_every_winning_line_replays_to_the_win_it_claims():
+    """A proof's line is one branch of it: the attacker's threat, the defender's first (most
+    natural) reply, and that reply's own continuation, down to a five or an unstoppable four.
+    The later replies' searches overwrite the deeper plies; the first reply's line is kept while
+    they run (`ThreatWork.kept`), and this replays it."""
+    from gomocup_bot.core.board import play
+    from gomocup_bot.core.classes import C_FIVE, C_FLEX4, C_FOUR3
+    from gomocup_bot.core.constants import EMPTY
+
+    broken = []
+    for i, rec in enumerate(_records()):
+        board = board_from_stones(rec["size"], rec["size"], [tuple(m) for m in rec["moves"]], 5, RULES[rec["rule"]])
+        attacker = rec["to_move"]
+        status, line, _ = V.ThreatSolver(board).run(board, attacker, vct=True, max_depth=THREES, max_nodes=MAX_NODES)
+        assert status == V.WIN and line, (i, status)
+        for j, q in enumerate(line):
+            mover = attacker if j % 2 == 0 else 3 - attacker
+            if board.cells[q] != EMPTY:
+                broken.append((i, j, "occupied"))
+                break
+            if j == len(line) - 1:  # the attacker's winning square (on the defender's ply: a five it cannot stop)
+                wins = (C_FIVE, C_FLEX4, C_FOUR3) if mover == attacker else (C_FIVE,)
+                if board.cls[attacker - 1, q] not in wins:
+                    broken.append((i, j, "no win at the end"))
+                break
+            play(board, q, mover)
+    assert not broken, broken
