@@ -48,7 +48,12 @@ ATTACKER_SALT = np.uint64(0x5D4C3B2A19081726)
 VCT_SALT = np.uint64(0x3C6EF372FE94F82B)  # VCF failures say nothing of VCT
 
 ThreatWork = namedtuple("ThreatWork", ["tt_key", "tt_depth", "tt_rem", "moves", "scores", "line", "counter",
-                                       "limits", "stop", "attack", "kept"])
+                                       "limits", "stop", "attack", "kept", "killer"])
+# killer: the attacker's last two winning threats at each ply (2 * ply the newer), tried first at
+# that ply: the refutation after one candidate defence is mostly the one after the next (the
+# solver is kept across a round's candidates), and within a proof after each of the defender's
+# replies (the defence set's round 1 at 3 k nodes: 4,387 of 6,603 tests refuted against 4,083,
+# 16 % fewer nodes; docs/search.md);
 # kept: row `ply` holds a defender node's first refuted reply's line (plies ply+1 onwards) while
 # its other replies are searched, since they overwrite the deeper plies of `line`;
 # counter: [nodes, best line length, attacker nodes cut by the ply limit];
@@ -69,7 +74,7 @@ def new_work(board, stop, tt_entries: int = 1 << 16) -> ThreatWork:
                       np.zeros(MAX_PLY * MAX_GEN, dtype=np.int32), np.zeros(MAX_PLY * MAX_GEN, dtype=np.int32),
                       np.full(MAX_PLY, -1, dtype=np.int32), np.zeros(3, dtype=np.int64),
                       np.array([0, 0, 0, MAX_PLY - 4], dtype=np.int64), stop, attack,
-                      np.zeros((MAX_PLY, MAX_PLY), dtype=np.int32))
+                      np.zeros((MAX_PLY, MAX_PLY), dtype=np.int32), np.full(2 * MAX_PLY, -1, dtype=np.int32))
 
 
 @njit(cache=True, nogil=True, forceinline=True)
@@ -134,6 +139,22 @@ def _gen_replies(b, a, ply, w):
             n += 1
     sort_moves(w, base0, n)
     return n
+
+
+@njit(cache=True, nogil=True, forceinline=True)
+def _to_front(w, base0, n, q):
+    """Move ``q`` (if among the n moves at base0) to the front, the others kept in order."""
+    if q < 0:
+        return
+    for i in range(1, n):
+        if w.moves[base0 + i] == q:
+            sc = w.scores[base0 + i]
+            for j in range(i, 0, -1):
+                w.moves[base0 + j] = w.moves[base0 + j - 1]
+                w.scores[base0 + j] = w.scores[base0 + j - 1]
+            w.moves[base0] = q
+            w.scores[base0] = sc
+            return
 
 
 @njit(cache=True, nogil=True, forceinline=True)
@@ -255,6 +276,8 @@ def node(b, a, attacking, depth, ply, last, w):
     cuts = w.counter[2]
     n = _gen_attacks(b, a, ply, w)
     base0 = ply * MAX_GEN
+    _to_front(w, base0, n, w.killer[2 * ply + 1])  # the older killer, then the newer in front of it
+    _to_front(w, base0, n, w.killer[2 * ply])
     unknown = False
     for i in range(n):
         q = w.moves[base0 + i]
@@ -269,6 +292,9 @@ def node(b, a, attacking, depth, ply, last, w):
         take(b)
         if r == WIN:
             w.line[ply] = q
+            if w.killer[2 * ply] != q:
+                w.killer[2 * ply + 1] = w.killer[2 * ply]
+                w.killer[2 * ply] = q
             return WIN
         if r == UNKNOWN:
             unknown = True
