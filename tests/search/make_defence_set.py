@@ -376,10 +376,10 @@ class WinProver:
     side to move); where it claims a win, tests/search/proof_check.py checks the claim over the whole
     board with the engine as the oracle of the attacker's moves (`oracle` seconds each)."""
 
-    def __init__(self, engine_spec: str, long: float, oracle_seconds: float) -> None:
+    def __init__(self, engine_spec: str, long: float, oracle_seconds: float, solver_nodes: int = 0) -> None:
         from tournament.engine import SimpleEngine
 
-        self.long, self.oracle_seconds = long, oracle_seconds
+        self.long, self.oracle_seconds, self.solver_nodes = long, oracle_seconds, solver_nodes
         self.engine = SimpleEngine.open(engine_spec, tolerance=max(10.0, 2 * long))
 
     def __enter__(self) -> "WinProver":
@@ -393,6 +393,25 @@ class WinProver:
 
         position = Position.from_moves([(x, y) for x, y, _ in moves], SIZE, rule)
         return self.engine.analyse(position, Limit(turn=seconds))
+
+    def _propose(self, rule: str, moves) -> tuple[int, int]:
+        """The attacker's move for the check: the first move of the brain's threat solver's VCT
+        when ``solver_nodes`` is set and it finds one (a long threat line the engine may not see at
+        `oracle` seconds), else the engine's. Either only proposes: the check tries every reply."""
+        if self.solver_nodes:
+            from gomocup_bot.core.board import board_from_stones, pos_x, pos_y
+            from gomocup_bot.core.constants import RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
+            from gomocup_bot.search.rootcheck import VCT_DEPTH
+            from gomocup_bot.search.vct import WIN, ThreatSolver
+
+            code = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU}[rule]
+            board = board_from_stones(SIZE, SIZE, [tuple(m) for m in moves], 5, code)
+            attacker = 1 if len(moves) % 2 == 0 else 2
+            result, line, _ = ThreatSolver(board).run(board, attacker, vct=True, max_depth=VCT_DEPTH + 3,
+                                                      max_nodes=self.solver_nodes)
+            if result == WIN and line:
+                return int(pos_x(board, line[0])), int(pos_y(board, line[0]))
+        return tuple(self._ask(rule, moves, self.oracle_seconds).move)
 
     def claims_win(self, rule: str, moves) -> bool:
         """The engine's view for the side to move; an answer with no value (a forced block) is read
@@ -414,7 +433,7 @@ class WinProver:
 
         entry: dict = {"claim": self.claims_win(rule, moves) if screen else None}
         if entry["claim"] or not screen:
-            checker = ProofChecker(SIZE, RULES[rule], lambda ms, colour: tuple(self._ask(rule, ms, self.oracle_seconds).move))
+            checker = ProofChecker(SIZE, RULES[rule], lambda ms, colour: self._propose(rule, ms))
             proof = checker.attacker_wins(moves, attacker)
             entry.update(status=proof.status, oracle_calls=proof.oracle_calls, defender_nodes=proof.defender_nodes,
                          seconds=round(proof.seconds, 1))
@@ -424,7 +443,8 @@ class WinProver:
 
 
 def prove(path: Path, engine_spec: str, long: float, oracle_seconds: float, limit: int = 0,
-          shard: tuple[int, int] = (0, 1), only: frozenset[str] = frozenset(), screen: bool = True) -> None:
+          shard: tuple[int, int] = (0, 1), only: frozenset[str] = frozenset(), screen: bool = True,
+          solver_nodes: int = 0) -> None:
     """Step 7, on a written set (see the module docstring). Resumable: a position that carries
     `proved` is skipped; the set is rewritten after every position. With ``shard`` (I, N) only
     every N-th position from the I-th: run the shards on copies of the set, then `merge` them.
@@ -438,7 +458,7 @@ def prove(path: Path, engine_spec: str, long: float, oracle_seconds: float, limi
     if PROVE_ABOUT not in doc["about"]:
         doc["about"] += " " + PROVE_ABOUT
     done = 0
-    with WinProver(engine_spec, long, oracle_seconds) as prover:
+    with WinProver(engine_spec, long, oracle_seconds, solver_nodes) as prover:
         for rec in list(doc["positions"]):
             if only:
                 if rec["source"] not in only:
@@ -717,6 +737,9 @@ def main(argv: list[str] | None = None) -> None:
                     help="just this position (its `source`, repeatable), even if proved before")
     pr.add_argument("--no-screen", action="store_true",
                     help="the whole-board check for every move, whatever the engine claims (with --only)")
+    pr.add_argument("--solver-nodes", type=int, default=0,
+                    help="the attacker's moves from the brain's threat solver (this many nodes, up to "
+                         "VCT_DEPTH + 3 threes) where it finds a VCT, else from the engine")
     ad = sub.add_parser("admit", help="apply a judge-played file to a written set")
     ad.add_argument("set", type=Path)
     ad.add_argument("judged", nargs="+", type=Path, help="judge-played files")
@@ -746,7 +769,7 @@ def main(argv: list[str] | None = None) -> None:
     elif args.cmd == "prove":
         i, n = (int(v) for v in args.shard.split("/"))
         prove(args.set, args.engine, args.long, args.oracle, args.limit, (i, n), frozenset(args.only),
-              not args.no_screen)
+              not args.no_screen, args.solver_nodes)
     elif args.cmd == "admit":
         admit(args.set, args.judged)
     elif args.cmd == "judge-played":

@@ -21,6 +21,8 @@ RULES = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJ
 # two positions the untimed rounds settle in well under a second, each a blunder our brain played
 # at 1 s before the rounds (a lone losing "defence" or the search's own choice)
 CASES = ["fast15_freestyle.sqlite game 18 move 14", "fast_free.sqlite game 18 move 20"]
+# renju: a blunder the cheapest rung refutes and a holding move whose deepest rung is long
+LADDER = "renju_self.sqlite game 9 move 30"
 
 
 def _record(source: str) -> dict:
@@ -91,16 +93,17 @@ def test_a_four_followed_by_the_real_defence_holds_and_one_without_is_a_delay() 
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_the_ladder_check_never_keeps_a_refuted_choice_when_its_time_runs_out(threads: int) -> None:
-    # renju, white to move: the brain at 1 s played (8, 5) four times in five (proved lost: a VCT of
-    # about 7,000 solver nodes); (8, 7) is the one holding move, and its deep test (7 threes, 400k
-    # nodes) takes about 0.4 s here. With 0.15 s for the check, the deep test alone refutes the
-    # choice, runs out of time on the runner-up and lets the refuted choice stand (the default
-    # before 2026-11-28); the ladder plays the runner-up, whatever rung the clock stops it on.
-    rec = _record("fast15_renju.sqlite game 16 move 10")
-    assert [8, 7] in rec["holding"] and [8, 5] not in rec["holding"]
+    # renju, white to move: (3, 9) is the blunder white played (proved lost), (8, 5) a holding move
+    # whose deep test (7 threes, 400k nodes) takes about 200k solver nodes, well over 0.15 s here.
+    # With 0.15 s for the check, the deep test alone refutes the choice, runs out of time on the
+    # runner-up and lets the refuted choice stand (the default before 2026-11-28); the ladder plays
+    # the runner-up, whatever rung the clock stops it on. (Until 2026-11-29 this was fast15_renju
+    # 16/10's (8, 7), which a 7-three VCT turned out to refute: that position left the set.)
+    rec = _record(LADDER)
+    assert [8, 5] in rec["holding"] and rec["blunder"] == [3, 9]
     board = _board(rec)
     side = rec["to_move"]
-    ranked = [int(to_pos(board, 8, 5)), int(to_pos(board, 8, 7))]
+    ranked = [int(to_pos(board, 3, 9)), int(to_pos(board, 8, 5))]
     result, _ = rootcheck._test(board, ThreatSolver(board), ranked[0], side, rootcheck.VCT_DEPTH + 1, 20_000)
     assert result == WIN  # the cheap rung refutes the choice
     stop = np.zeros(1, dtype=np.int32)
@@ -114,13 +117,13 @@ def test_the_ladder_tries_lower_ranked_moves_when_it_refutes_every_one_it_tried(
     # the same renju position: the opponent has a VCT were it to move, so a move in a far corner
     # lets it in; with four such moves ranked first, the check once played the first of them
     # (all VERIFY_WIDTH refuted: "the choice stands"); now the next moves of the ranking go up the
-    # ladder and the holding move (8, 7), ranked fifth, is played
-    rec = _record("fast15_renju.sqlite game 16 move 10")
+    # ladder and the holding move (8, 5), ranked fifth, is played
+    rec = _record(LADDER)
     board = _board(rec)
     side = rec["to_move"]
     corners = [(0, 0), (14, 0), (0, 14), (14, 14)]
     assert not {tuple(m[:2]) for m in rec["moves"]} & set(corners)
-    ranked = [int(to_pos(board, x, y)) for x, y in corners] + [int(to_pos(board, 8, 7))]
+    ranked = [int(to_pos(board, x, y)) for x, y in corners] + [int(to_pos(board, 8, 5))]
     assert len(ranked) > rootcheck.VERIFY_WIDTH and rootcheck.VERIFY_MAX >= len(ranked)
     solver = ThreatSolver(board)
     for q in ranked[:4]:
