@@ -444,13 +444,14 @@ class WinProver:
 
 def prove(path: Path, engine_spec: str, long: float, oracle_seconds: float, limit: int = 0,
           shard: tuple[int, int] = (0, 1), only: frozenset[str] = frozenset(), screen: bool = True,
-          solver_nodes: int = 0) -> None:
+          solver_nodes: int = 0, moves: frozenset[tuple[int, int]] = frozenset()) -> None:
     """Step 7, on a written set (see the module docstring). Resumable: a position that carries
     `proved` is skipped; the set is rewritten after every position. With ``shard`` (I, N) only
     every N-th position from the I-th: run the shards on copies of the set, then `merge` them.
     With ``only`` (sources), just those positions, proved or not (a longer look at moves an
     earlier run could not settle; their new entries join the old). Without ``screen`` every move
-    goes to the whole-board check, whatever the engine claims."""
+    goes to the whole-board check, whatever the engine claims. With ``moves``, only those of the
+    position's holding and unconfirmed moves."""
     from tests.search.proof_check import WIN
 
     doc = json.loads(path.read_text())
@@ -475,6 +476,8 @@ def prove(path: Path, engine_spec: str, long: float, oracle_seconds: float, limi
             refuted = []
             for group in ("holding", "unconfirmed"):
                 for m in [tuple(m) for m in rec[group]]:
+                    if moves and m not in moves:
+                        continue
                     after = stones + [(m[0], m[1], d)]
                     entry = {"move": list(m), **prover.judge(rule, after, 3 - d, screen)}
                     claim = entry["claim"] or not screen
@@ -740,6 +743,8 @@ def main(argv: list[str] | None = None) -> None:
     pr.add_argument("--solver-nodes", type=int, default=0,
                     help="the attacker's moves from the brain's threat solver (this many nodes, up to "
                          "VCT_DEPTH + 3 threes) where it finds a VCT, else from the engine")
+    pr.add_argument("--move", action="append", default=[], metavar="X,Y",
+                    help="only this holding move of the position (repeatable; with --only)")
     ad = sub.add_parser("admit", help="apply a judge-played file to a written set")
     ad.add_argument("set", type=Path)
     ad.add_argument("judged", nargs="+", type=Path, help="judge-played files")
@@ -769,7 +774,8 @@ def main(argv: list[str] | None = None) -> None:
     elif args.cmd == "prove":
         i, n = (int(v) for v in args.shard.split("/"))
         prove(args.set, args.engine, args.long, args.oracle, args.limit, (i, n), frozenset(args.only),
-              not args.no_screen, args.solver_nodes)
+              not args.no_screen, args.solver_nodes,
+              frozenset(tuple(int(v) for v in m.split(",")) for m in args.move))
     elif args.cmd == "admit":
         admit(args.set, args.judged)
     elif args.cmd == "judge-played":
