@@ -394,10 +394,14 @@ class WinProver:
         position = Position.from_moves([(x, y) for x, y, _ in moves], SIZE, rule)
         return self.engine.analyse(position, Limit(turn=seconds))
 
-    def _propose(self, rule: str, moves) -> tuple[int, int]:
-        """The attacker's move for the check: the first move of the brain's threat solver's VCT
-        when ``solver_nodes`` is set and it finds one (a long threat line the engine may not see at
-        `oracle` seconds), else the engine's. Either only proposes: the check tries every reply."""
+    def _propose(self, rule: str, moves, lines: dict) -> tuple[int, int]:
+        """The attacker's move for the check: with ``solver_nodes``, the next move of a VCT line the
+        brain's threat solver found earlier in this check (``lines``: stones played -> move) or
+        finds now (a long threat line the engine may not see at `oracle` seconds), else the
+        engine's. Either only proposes: the check tries every reply."""
+        key = tuple(tuple(m[:2]) for m in moves)
+        if key in lines:
+            return lines[key]
         if self.solver_nodes:
             from gomocup_bot.core.board import board_from_stones, pos_x, pos_y
             from gomocup_bot.core.constants import RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
@@ -410,7 +414,10 @@ class WinProver:
             result, line, _ = ThreatSolver(board).run(board, attacker, vct=True, max_depth=VCT_DEPTH + 3,
                                                       max_nodes=self.solver_nodes)
             if result == WIN and line:
-                return int(pos_x(board, line[0])), int(pos_y(board, line[0]))
+                xy = [(int(pos_x(board, q)), int(pos_y(board, q))) for q in line]
+                for i in range(0, len(xy), 2):  # the line's later attacker moves, for the replies it expects
+                    lines[key + tuple(xy[:i])] = xy[i]
+                return xy[0]
         return tuple(self._ask(rule, moves, self.oracle_seconds).move)
 
     def claims_win(self, rule: str, moves) -> bool:
@@ -433,7 +440,8 @@ class WinProver:
 
         entry: dict = {"claim": self.claims_win(rule, moves) if screen else None}
         if entry["claim"] or not screen:
-            checker = ProofChecker(SIZE, RULES[rule], lambda ms, colour: self._propose(rule, ms))
+            lines: dict = {}
+            checker = ProofChecker(SIZE, RULES[rule], lambda ms, colour: self._propose(rule, ms, lines))
             proof = checker.attacker_wins(moves, attacker)
             entry.update(status=proof.status, oracle_calls=proof.oracle_calls, defender_nodes=proof.defender_nodes,
                          seconds=round(proof.seconds, 1))
