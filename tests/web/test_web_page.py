@@ -44,8 +44,11 @@ def _open(driver, url: str) -> None:
 
 
 def _numbers(driver, css: str) -> list[str]:
-    """The numbers written on the board's stones (`text.num`) or on its expected line (`g.pv text`)."""
-    return [e.get_attribute("textContent") for e in driver.find_elements("css selector", css)]
+    """The numbers written on the board's stones (`text.num`) or on its expected line (`g.pv text`).
+    Read in one script call: the live thinking lines redraw the board, and elements found first and
+    read one by one can be gone by then (a stale element reference)."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0]), e => e.textContent)", css)
 
 
 def _click(driver, x: int, y: int) -> None:
