@@ -319,17 +319,24 @@ def recheck(path: Path) -> None:
     write_set(path, doc)
 
 
+def _brain_board(rule: str, moves):
+    """The brain's core board for a set position (stones as (x, y, colour) in play order)."""
+    from gomocup_bot.core.board import board_from_stones
+    from gomocup_bot.core.constants import RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
+
+    code = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU}[rule]
+    return board_from_stones(SIZE, SIZE, [tuple(m) for m in moves], 5, code)
+
+
 def _screen(rec: dict, move: tuple[int, int]) -> tuple[int, int]:
     """The brain's threat solver on the position after ``move``: (the threat moves of a VCT it
     found for the attacker, 0 if none; nodes)."""
     import numpy as np
 
-    from gomocup_bot.core.board import board_from_stones, play, take, to_pos
-    from gomocup_bot.core.constants import RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
+    from gomocup_bot.core.board import play, take, to_pos
     from gomocup_bot.search.vct import WIN, ThreatSolver
 
-    rule = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU}[rec["rule"]]
-    board = board_from_stones(SIZE, SIZE, [tuple(m) for m in rec["moves"]], 5, rule)
+    board = _brain_board(rec["rule"], rec["moves"])
     d = rec["to_move"]
     play(board, to_pos(board, *move), d)
     try:
@@ -403,13 +410,11 @@ class WinProver:
         if key in lines:
             return lines[key]
         if self.solver_nodes:
-            from gomocup_bot.core.board import board_from_stones, pos_x, pos_y
-            from gomocup_bot.core.constants import RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
+            from gomocup_bot.core.board import pos_x, pos_y
             from gomocup_bot.search.rootcheck import VCT_DEPTH
             from gomocup_bot.search.vct import WIN, ThreatSolver
 
-            code = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU}[rule]
-            board = board_from_stones(SIZE, SIZE, [tuple(m) for m in moves], 5, code)
+            board = _brain_board(rule, moves)
             attacker = 1 if len(moves) % 2 == 0 else 2
             result, line, _ = ThreatSolver(board).run(board, attacker, vct=True, max_depth=VCT_DEPTH + 3,
                                                       max_nodes=self.solver_nodes)
