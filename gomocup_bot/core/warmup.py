@@ -10,8 +10,14 @@ one call each on a small board of each kind fills the cache for every board size
 from __future__ import annotations
 
 
-def warm_all() -> int:
-    """Call every public kernel once; returns how many kernels are now compiled or loaded."""
+TABLE_BOARDS = "k5"  # boards with k <= 5 (pattern tables): every Gomocup rule
+BIG_K_BOARDS = "k6"  # boards with k > 5: the m,n,k experiments
+
+
+def warm_all(kinds: tuple[str, ...] = (TABLE_BOARDS, BIG_K_BOARDS)) -> int:
+    """Call every public kernel once on a board of each kind in `kinds` (the two kinds are
+    separate numba types, so two processes can compile one each at the same time); returns how
+    many kernels are now compiled or loaded. The brain's quick move goes with the table boards."""
     import numpy as np
 
     from . import board as bd
@@ -24,7 +30,11 @@ def warm_all() -> int:
     from .constants import BLACK, RULE_FREESTYLE, RULE_RENJU, WHITE
     from .rng import new_rng, rand_below, rand_unit
 
-    for k, rule in ((5, RULE_RENJU), (6, RULE_FREESTYLE)):  # table boards and k > 5 boards
+    boards = {TABLE_BOARDS: (5, RULE_RENJU), BIG_K_BOARDS: (6, RULE_FREESTYLE)}
+    unknown = set(kinds) - set(boards)
+    if unknown:
+        raise ValueError(f"unknown board kinds {sorted(unknown)}; known: {sorted(boards)}")
+    for k, rule in (boards[kind] for kind in kinds):
         b = bd.board_from_stones(9, 9, [(4, 4, BLACK), (5, 5, WHITE), (3, 3, 3)], k, rule)
         size = 9 * 9 + 1
         out = np.zeros(size, dtype=np.int32)
@@ -61,7 +71,8 @@ def warm_all() -> int:
         _threat_loop(b, BLACK, 1, out)
     from . import quick as qk
 
-    qk.warm_quick()  # the brain's GIL-free quick move: it only ever loads it from the cache
+    if TABLE_BOARDS in kinds:
+        qk.warm_quick()  # the brain's GIL-free quick move: it only ever loads it from the cache
     return _count_ready((bd, cd, pt, pl, rl, th, qk))
 
 

@@ -25,9 +25,17 @@ def test_bench_prints_every_figure_and_a_stable_checksum():
 
 
 def test_warmup_exits_cleanly_and_says_so_on_stderr():
-    done = run_cli("warmup", "--core-only")
+    done = run_cli("warmup", "--core-only", "--jobs", "2")  # the two board kinds in two processes
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "" and "warmed" in done.stderr
+    assert done.stdout == ""
+    assert "warmed core (" in done.stderr and "warmed core-big-k (" in done.stderr and "2 processes" in done.stderr
+    one = run_cli("warmup", "--jobs", "1", "--parts", "core")
+    assert one.returncode == 0 and one.stderr.startswith("warmed core (") and "big-k" not in one.stderr
+
+
+def test_warmup_refuses_unknown_parts_with_the_list():
+    done = run_cli("warmup", "--parts", "core,pvz")
+    assert done.returncode == 2 and "pvz" in done.stderr and "pvs-big-k" in done.stderr
 
 
 def test_memory_budget_and_table_sizes():
