@@ -73,11 +73,11 @@ from .tables import (
 )
 
 Board = namedtuple("Board", ["cells", "keys", "nbr", "zobrist", "hash", "stack", "meta", "dirs", "kdelta", "table",
-                             "lc", "combo", "cls", "cnt", "ltab", "ctab", "vtab", "vsum", "vhist"])
+                             "lc", "combo", "cls", "cnt", "ltab", "ctab", "vtab", "vsum", "vhist", "scan"])
 
 # per-move histories: their rows past the move count are scratch, so a board restored by `unmake`
-# may differ from its earlier self there (tests compare every other field)
-HISTORY_FIELDS = ("stack", "vhist")
+# may differ from its earlier self there, as may `scan`, scratch (tests compare every other field)
+HISTORY_FIELDS = ("stack", "vhist", "scan")
 
 MIN_SIDE = 3
 MAX_SIDE = 32
@@ -163,6 +163,7 @@ def new_board(width: int, height: int, k: int = 5, rule: int = RULE_FREESTYLE) -
         vtab=runtime_tables(rule)[0],
         vsum=np.zeros(2, dtype=np.int64),
         vhist=np.zeros((width * height + 1, 2), dtype=np.int64),
+        scan=np.zeros(2 * pad + 1, dtype=np.int8),  # k > TABLE_MAX_K: the window being classified
     )
     recompute(board)
     return board
@@ -302,7 +303,7 @@ def _relayer(b, p):
     its four lines, classified from the cells (no table holds 3**(2k) windows for such k). Marks
     the layer current (`hash[1]`), so `sync_layer` has nothing to redo."""
     k = b.meta[M_K]
-    w = np.empty(2 * k + 1, dtype=np.int8)
+    w = b.scan  # the board's scratch: the search's kernels may not allocate (`search.pvs`)
     pw = np.int32(1)
     for d in range(4):
         s = b.dirs[d]
@@ -347,8 +348,7 @@ def rebuild_layer(b):
 @njit(cache=True, nogil=True)
 def _rebuild_scanned(b):
     """`rebuild_layer` for k > TABLE_MAX_K: every empty square classified from the cells."""
-    k = b.meta[M_K]
-    win = np.empty(2 * k + 1, dtype=np.int8)
+    win = b.scan
     w = b.meta[M_WIDTH]
     for y in range(b.meta[M_HEIGHT]):
         base = (y + b.meta[M_PAD]) * b.meta[M_STRIDE] + b.meta[M_PAD]
@@ -369,14 +369,16 @@ def _rebuild_scanned(b):
     b.meta[M_SYNCED] = 1
 
 
-@njit(cache=True, nogil=True, forceinline=True)
+@njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 def make(b, p, colour):
     """Put a `colour` stone on empty point `p` and push it on the move stack (no legality check).
 
     Deliberately free of calls: numba then keeps array reference counting out of the hot path.
     Indices are cast to unsigned: numba then skips its negative-index wraparound branch on every
     access (the padding keeps them in range). With the constant-trip key loop this took a
-    make/unmake pair from 365 to 95 ns (A/B in one process, loaded machine).
+    make/unmake pair from 365 to 95 ns (A/B in one process, loaded machine). Compiled without
+    reference counting (``_nrt=False``, as the search's kernels, `search.pvs`): inlined into them,
+    its array views would otherwise bring their increfs along.
     """
     up = np.uint64(p)
     b.cells[up] = colour
@@ -446,7 +448,7 @@ def make(b, p, colour):
     b.meta[M_NMOVES] = n + 1
 
 
-@njit(cache=True, nogil=True, forceinline=True)
+@njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 def unmake(b):
     """Take back the last `make`; returns the point it freed (unsigned indices as in `make`)."""
     n = b.meta[M_NMOVES] - 1
@@ -679,7 +681,7 @@ def copy_board(b):
         b.cells.copy(), b.keys.copy(), b.nbr.copy(), b.zobrist, b.hash.copy(),
         b.stack.copy(), b.meta.copy(), b.dirs, b.kdelta, b.table,
         b.lc.copy(), b.combo.copy(), b.cls.copy(), b.cnt.copy(), b.ltab, b.ctab, b.vtab, b.vsum.copy(),
-        b.vhist.copy(),
+        b.vhist.copy(), b.scan.copy(),
     )
 
 

@@ -11,7 +11,7 @@ from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_PAD, M_RULE, M_STRIDE,
 from gomocup_bot.core.rules import is_legal
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def find_class(b, side_i, cls, last):
     """A square where colour side_i+1 has class ``cls``: first on the lines through ``last``
     (where a new threat comes from), else anywhere; -1 if none."""
@@ -31,7 +31,7 @@ def find_class(b, side_i, cls, last):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, forceinline=True)
 def legal_for(b, q, side):
     """Can ``side`` play empty q? (renju: black's foul shapes get the exact check)."""
     if side == 1 and b.cls[0, q] == C_FORBID and b.meta[M_RULE] == RULE_RENJU:
@@ -39,7 +39,7 @@ def legal_for(b, q, side):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def sort_moves(w, base0, n):
     """Insertion sort of moves[base0:base0+n] by score, best first."""
     for i in range(1, n):

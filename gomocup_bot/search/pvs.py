@@ -40,6 +40,12 @@ from gomocup_bot.core.constants import (EMPTY, M_HEIGHT, M_NMOVES, M_PAD, M_RULE
 from gomocup_bot.search import vct as T
 from gomocup_bot.search.layer import find_class, legal_for, sort_moves  # noqa: F401 (re-exported)
 
+# The kernels on the search's hot path are compiled with ``_nrt=False`` (no reference counting):
+# a board and a work tuple hold some 60 arrays, and numba otherwise increfs and decrefs every one
+# of them (an atomic add each) on every call of a recursive or not inlined function. That was 44 %
+# of the PVS's time (perf and gdb samples, docs/core.md). Such a kernel may not allocate an array
+# (numba refuses to compile it), so it only reads and writes the arrays it is given.
+
 WIN = 30000
 WIN_BOUND = WIN - 1000  # scores beyond this are forced wins/losses (WIN - plies)
 INF = 32000
@@ -147,7 +153,7 @@ def _pack(value, depth, flag, move):
             | (np.uint64(flag) << np.uint64(24)) | (np.uint64(move) << np.uint64(32)))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def tt_probe(w, key):
     """(found, value, depth, flag, move) for hash ``key``."""
     mask = np.uint64(w.tt_key.shape[0] - 2)
@@ -164,7 +170,7 @@ def tt_probe(w, key):
     return False, 0, 0, 0, 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def tt_store(w, key, value, depth, flag, move):
     mask = np.uint64(w.tt_key.shape[0] - 2)
     i = key & mask
@@ -243,7 +249,7 @@ def _pattern_sum(s_me, s_op):
     return ((s_me - lo_me) >> 32) - lo_op
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def evaluate(b, side, w):
     """Static value for ``side`` to move: the trained pattern-code sums the board keeps (the
     mover's squares by V_self, the opponent's by V_opp, `core.evaltables`), the threat table and
@@ -285,7 +291,7 @@ def _fours_of(b, me):
     return b.cnt[me, C_FOUR] + b.cnt[me, C_FOUR + 1] + b.cnt[me, C_FOUR3] + b.cnt[me, C_FLEX4]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def gen_moves(b, side, w, ply, mode, tt_move):
     """Fill w.moves[ply*MAX_MOVES:] with scored candidates (unsorted); returns the count.
 
@@ -326,7 +332,7 @@ def gen_moves(b, side, w, ply, mode, tt_move):
     return n
 
 
-@njit(cache=True, nogil=True, forceinline=True)
+@njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 def pick_next(w, base0, i, n):
     """Bring the best of moves[base0+i:base0+n] to position i (lazy selection: most nodes cut
     after a few moves, so sorting them all would be wasted)."""
@@ -353,7 +359,7 @@ def pick_next(w, base0, i, n):
 # squares read from int32 arrays.
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
     """Horizon: stand pat on the evaluation, or play a four (a forced block follows)."""
     w.counter[K_NODES] += 1
@@ -408,7 +414,7 @@ def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def negamax(b, side, depth, alpha, beta, ply, last, w):
     """Score of the position for ``side`` to move, within (alpha, beta) fail-soft."""
     me = side - 1
@@ -650,7 +656,7 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def search_root(b, side, depth, alpha, beta, root_moves, root_scores, n_root, w):
     """One iteration over root_moves[:n_root] in order, PVS. Fills root_scores (exact for the
     best, bounds for the rest); returns (index of the best, its score, moves finished), or

@@ -41,6 +41,8 @@ from gomocup_bot.core.classes import (
 from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_PAD, M_RULE, M_STRIDE, M_WIDTH, RULE_RENJU
 from gomocup_bot.search.layer import find_class, legal_for, sort_moves
 
+# hot kernels without reference counting (``_nrt=False``): see `search.pvs`
+
 WIN, FAIL, UNKNOWN = 1, 0, -1
 MAX_PLY = 128
 MAX_GEN = 64  # moves a node keeps (threats are few; more means a wild position)
@@ -82,7 +84,7 @@ def _is_four_class(c):
     return c >= C_FOUR and c < C_FIVE
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _gen_attacks(b, a, ply, w):
     """The attacker's threat squares, best first; returns the count."""
     ai = a - 1
@@ -111,7 +113,7 @@ def _gen_attacks(b, a, ply, w):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _gen_replies(b, a, ply, w):
     """The defender's answers to a pending threat: squares where the attacker makes a four (also
     a three when only a four-three is pending), and the defender's own fours; returns the count."""
@@ -167,7 +169,7 @@ def _key(b, a, vct):
     return k
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def node(b, a, attacking, depth, ply, last, w):
     """Attacker ``a`` to move (``attacking`` 1) or the defender facing its last threat (0): can the
     attacker force a win within ``depth`` more threats? WIN/FAIL/UNKNOWN. One self-recursive
@@ -310,7 +312,7 @@ def node(b, a, attacking, depth, ply, last, w):
     return FAIL
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def solve(b, a, max_depth, w):
     """Attacker ``a`` (to move): VCF (fours only, one pass), or VCT by iterative deepening on the
     number of threes: the VCF first (0 threes, one pass: a VCF is narrow), then 1..max_depth threes
