@@ -68,10 +68,11 @@ def held_count(outcomes: list[dict]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("engine", nargs="?", default="builtin:gomocup-bot", help="engine specification (default builtin:gomocup-bot)")
     ap.add_argument("--turn", type=float, default=1.0, help="seconds per move (default 1)")
-    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--data", type=Path, default=DATA, help="the set's JSON (default tests/search/data/defence_positions.json)")
     ap.add_argument("--limit", type=int, default=0, help="only the first N positions")
     ap.add_argument("--repeat", type=int, default=1,
                     help="passes over the set, each in a fresh process (default 1); at 1 s a move the same "

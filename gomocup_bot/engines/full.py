@@ -44,7 +44,9 @@ greatest share of the time left after the root checks; the rest checks its choic
 (1: that check also runs the opponent's own move search after each move it tries, `search.probe`,
 and drops a move it proves lost; 0, off: measured level, docs/search.md), ``ladder`` (1, the default
 since 2026-11-28: that check tests every move it tries by cheap threat searches first, then
-deeper ones, `search.rootcheck.VERIFY_LADDER`; 0: the deep test, one move after the other).
+deeper ones, `search.rootcheck.VERIFY_LADDER`; 0: the deep test, one move after the other),
+``widen`` (1, the default: when the PVS proves every move the defence allowed lost, it searches the
+root moves the defence left out but did not prove lost, in the time left; 0, off).
 """
 from __future__ import annotations
 
@@ -113,6 +115,7 @@ class FullEngine(SearchEngineBase):
         self.root_nodes = self.option("root_nodes", DEFAULT_ROOT_NODES, int)
         self.check_nodes = max(0, self.option("check_nodes", 0, int))
         self.sharp_time = self.option("sharp_time", DEFAULT_SHARP_TIME, bool)
+        self.widen = self.option("widen", 1, int)
         self.verify_plan = self.option("verify_plan", VERIFY_PLAN, float)
         self.verify_cut = self.option("verify_cut", VERIFY_CUT, float)
         self.defence_share = self.option("defence_share", DEFENCE_SHARE, float)
@@ -291,8 +294,12 @@ class FullEngine(SearchEngineBase):
                     return chosen
 
                 sharp = False
+            widen = None
+            if allowed is not None and self.widen:
+                left_out = set(allowed) | set(plan.refuted) | set(view.excluded)
+                widen = [q for q in root_moves(board, view.side) if q not in left_out]
             result = pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs", board=board, sharp=sharp,
-                                verify=verify)
+                                verify=verify, widen=widen)
         if request.nbest > len(result.alternatives):  # YXNBEST: the moves the checks ruled out come last
             result = pad_alternatives(result, view, root_moves(board, view.side), request.nbest)
         return result

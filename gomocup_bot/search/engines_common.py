@@ -130,10 +130,15 @@ def warm_big_k(position) -> None:
 
 
 def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView, budget, allowed,
-               label: str, board=None, sharp: bool = False, verify=None) -> SearchResult:
+               label: str, board=None, sharp: bool = False, verify=None,
+               widen: list[int] | None = None) -> SearchResult:
     """Run the PVS searcher on the core board of the request (every rule and win length) and turn
     its answer into a `SearchResult`: one BEST line per change of mind, one summary line.
-    ``verify(out)``, if given, may replace the chosen move (a root move index) before the answer."""
+    ``verify(out)``, if given, may replace the chosen move (a root move index) before the answer.
+    ``widen``: the root moves ``allowed`` left out that the root checks did not prove lost; when
+    the PVS proves every allowed move lost, they are searched in the time left (the checks keep
+    the moves proven to hold against shallow threats and drop the ones they could not settle, so
+    a loss of the whole allowed set says the set was wrong, not that the game is lost)."""
     from gomocup_bot.core.board import board_from_position
     from gomocup_bot.search import pvs as K
 
@@ -143,15 +148,34 @@ def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView
                           allowed=allowed, excluded=view.excluded, max_depth=budget.max_depth,
                           max_nodes=budget.max_nodes, on_iteration=_best_reporter(request, view), sharp=sharp)
     extra = ""
+    if widen and out.proven < 0 and stop.array[0] == 0:
+        out, extra = _widened(searcher, board, view, stop, budget, widen, out, request)
     if verify is not None and out.move >= 0:
         chosen = verify(out)
         if chosen != out.move:
-            extra = f" checked: {view.xy(out.move)[0]},{view.xy(out.move)[1]} lets a VCT in"
+            extra += f" checked: {view.xy(out.move)[0]},{view.xy(out.move)[1]} lets a VCT in"
             out.ranked = [chosen] + [q for q in out.ranked if q != chosen]
             out.move, out.pv = chosen, [chosen]
     return _finish(request, view, out, label, win_bound=K.WIN_BOUND, score_scale=2000.0, seconds=out.seconds,
                    extra=f"sel {out.seldepth} threads {out.threads} score {score_text(out.score)} stop {out.stopped_by}"
                          + extra)
+
+
+def _widened(searcher, board, view: BoardView, stop: StopFlag, budget, widen: list[int], out, request):
+    """The PVS over the ``widen`` moves, after it proved every allowed move lost (``out``): its
+    move (one whole iteration at least) is taken when not proven lost, or when it loses later,
+    the allowed moves ranked after the rest; else ``out`` stands. Returns (outcome, summary note)."""
+    lost = out
+    more = searcher.search(board, view.side, stop.array, soft_deadline=budget.soft, hard_deadline=budget.hard,
+                           allowed=widen, excluded=view.excluded, max_depth=budget.max_depth,
+                           max_nodes=budget.max_nodes, on_iteration=_best_reporter(request, view), sharp=True)
+    searched = more.depth >= 1 or more.stopped_by == "single"
+    if more.move < 0 or not searched or (more.proven < 0 and more.score <= lost.score):
+        return lost, f" widened {len(widen)}: lost"
+    more.ranked = more.ranked + [q for q in lost.ranked if q not in set(more.ranked)]
+    more.nodes += lost.nodes
+    more.seconds += lost.seconds
+    return more, f" widened {len(widen)}: {view.xy(more.move)[0]},{view.xy(more.move)[1]}"
 
 
 def score_text(score: int) -> str:

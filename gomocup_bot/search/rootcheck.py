@@ -45,6 +45,7 @@ class RootPlan:
     allowed: list[int] | None = None  # limit the tree search's root to these
     line: list[int] = field(default_factory=list)
     threat: list[int] = field(default_factory=list)  # the opponent's VCT line, when one was found
+    refuted: list[int] = field(default_factory=list)  # candidates the defence proved lost (the opponent's VCT works)
     rounds: int = 0  # defence rounds completed (see DEFENCE_ROUNDS)
     seconds: float = 0.0
     nodes: int = 0
@@ -161,7 +162,9 @@ def _quick_defences(board, side: int, solver: ThreatSolver, abort, nodes: int, p
         if result == UNKNOWN and abort[0]:
             break  # cut by the clock: says nothing
         checked += 1
-        if result != WIN:
+        if result == WIN:
+            plan.refuted.append(q)
+        else:
             (fours if four else (proven if result != UNKNOWN else undecided)).append(q)
     if checked == 0:
         return None
@@ -329,6 +332,7 @@ def _round_defences(board, side: int, solver: ThreatSolver, abort, plan: RootPla
             if result == FAIL:
                 standing[q] = i
         refuted = {q for q, (result, _) in rnd.results.items() if result == WIN}
+        plan.refuted += [q for q in alive if q in refuted]
         delays += [q for q in refuted if board.cls[me, q] in FOURS and q not in delays]
         alive = [q for q in alive if q not in refuted]
         if len(rnd.results) < len(rnd.cands):
