@@ -297,7 +297,9 @@ class FullEngine(SearchEngineBase):
             widen = None
             if allowed is not None and self.widen:
                 left_out = set(allowed) | set(plan.refuted) | set(view.excluded)
-                widen = [q for q in root_moves(board, view.side) if q not in left_out]
+
+                def widen(left_out=left_out, side=view.side):  # built only when the allowed set is lost
+                    return [q for q in root_moves(board, side) if q not in left_out]
             result = pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs", board=board, sharp=sharp,
                                 verify=verify, widen=widen)
         if request.nbest > len(result.alternatives):  # YXNBEST: the moves the checks ruled out come last

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from typing import Callable
 
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
 from gomocup_bot.search import policy
@@ -131,11 +132,11 @@ def warm_big_k(position) -> None:
 
 def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView, budget, allowed,
                label: str, board=None, sharp: bool = False, verify=None,
-               widen: list[int] | None = None) -> SearchResult:
+               widen: Callable[[], list[int]] | None = None) -> SearchResult:
     """Run the PVS searcher on the core board of the request (every rule and win length) and turn
     its answer into a `SearchResult`: one BEST line per change of mind, one summary line.
     ``verify(out)``, if given, may replace the chosen move (a root move index) before the answer.
-    ``widen``: the root moves ``allowed`` left out that the root checks did not prove lost; when
+    ``widen()``: the root moves ``allowed`` left out that the root checks did not prove lost; when
     the PVS proves every allowed move lost, they are searched in the time left (the checks keep
     the moves proven to hold against shallow threats and drop the ones they could not settle, so
     a loss of the whole allowed set says the set was wrong, not that the game is lost)."""
@@ -148,8 +149,10 @@ def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView
                           allowed=allowed, excluded=view.excluded, max_depth=budget.max_depth,
                           max_nodes=budget.max_nodes, on_iteration=_best_reporter(request, view), sharp=sharp)
     extra = ""
-    if widen and out.proven < 0 and stop.array[0] == 0:
-        out, extra = _widened(searcher, board, view, stop, budget, widen, out, request)
+    if widen is not None and out.proven < 0 and stop.array[0] == 0:
+        moves = widen()
+        if moves:
+            out, extra = _widened(searcher, board, view, stop, budget, moves, out, request)
     if verify is not None and out.move >= 0:
         chosen = verify(out)
         if chosen != out.move:
@@ -172,7 +175,8 @@ def _widened(searcher, board, view: BoardView, stop: StopFlag, budget, widen: li
     searched = more.depth >= 1 or more.stopped_by == "single"
     if more.move < 0 or not searched or (more.proven < 0 and more.score <= lost.score):
         return lost, f" widened {len(widen)}: lost"
-    more.ranked = more.ranked + [q for q in lost.ranked if q not in set(more.ranked)]
+    seen = set(more.ranked)
+    more.ranked = more.ranked + [q for q in lost.ranked if q not in seen]
     more.nodes += lost.nodes
     more.seconds += lost.seconds
     return more, f" widened {len(widen)}: {view.xy(more.move)[0]},{view.xy(more.move)[1]}"

@@ -1,7 +1,8 @@
 """The widened search (search/engines_common.py, the engine's ``widen`` option): when the PVS
 proves every move the root checks allowed lost, it searches the moves they left out, so a wrong
-allowed set does not turn into a lost game. On a real position: white's four must be blocked;
-an allowed set without the block is proven lost at once, and the widened search finds the block."""
+allowed set does not turn into a lost game. On a constructed position where white's four must be
+blocked: an allowed set without the block is proven lost at once, and the widened search finds the
+block."""
 from __future__ import annotations
 
 import time
@@ -25,7 +26,7 @@ def _run(allowed_xy, widen_xy, depth: int = 6, nbest: int = 1):
     budget = Budget(soft=now + 5.0, hard=now + 5.0, max_nodes=0, max_depth=depth)
     searcher = PvsSearcher(1 << 18, PvsConfig(threads=1))
     stop = StopFlag()
-    widen = None if widen_xy is None else [view.index(m) for m in widen_xy]
+    widen = None if widen_xy is None else (lambda: [view.index(m) for m in widen_xy])
     return pvs_result(searcher, request, stop, view, budget, [view.index(m) for m in allowed_xy], "pvs",
                       widen=widen)
 
