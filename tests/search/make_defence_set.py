@@ -51,7 +51,9 @@ every blunder found there, with the position right before it. `verify` checks ea
    the other holding moves joins `holding` (listed in `admitted`); a played four is followed first
    (the block, then the engine's reply, which the solver confirms: `four_replies`).
    `prove --only SOURCE --no-screen`
-   sends one position's holding moves to the whole-board check whatever the engine claims.
+   sends one position's holding moves to the whole-board check whatever the engine claims;
+   `prove --played RUN.json` screens only the holding moves a measured brain played there (the
+   moves its score counted as held), so that a correction weighs both sides of the score.
 
 A position is kept when its blunder is proven and at least one move holds and is confirmed. The
 candidates are appended to `--out` one per line as they are done (a stopped run starts again where
@@ -383,10 +385,12 @@ class WinProver:
     side to move); where it claims a win, tests/search/proof_check.py checks the claim over the whole
     board with the engine as the oracle of the attacker's moves (`oracle` seconds each)."""
 
-    def __init__(self, engine_spec: str, long: float, oracle_seconds: float, solver_nodes: int = 0) -> None:
+    def __init__(self, engine_spec: str, long: float, oracle_seconds: float, solver_nodes: int = 0,
+                 max_oracle: int = 300, max_plies: int = 40) -> None:
         from tournament.engine import SimpleEngine
 
         self.long, self.oracle_seconds, self.solver_nodes = long, oracle_seconds, solver_nodes
+        self.max_oracle, self.max_plies = max_oracle, max_plies  # the whole-board check's limits
         self.engine = SimpleEngine.open(engine_spec, tolerance=max(10.0, 2 * long))
 
     def __enter__(self) -> "WinProver":
@@ -446,7 +450,8 @@ class WinProver:
         entry: dict = {"claim": self.claims_win(rule, moves) if screen else None}
         if entry["claim"] or not screen:
             lines: dict = {}
-            checker = ProofChecker(SIZE, RULES[rule], lambda ms, colour: self._propose(rule, ms, lines))
+            checker = ProofChecker(SIZE, RULES[rule], lambda ms, colour: self._propose(rule, ms, lines),
+                                   max_oracle=self.max_oracle, max_plies=self.max_plies)
             proof = checker.attacker_wins(moves, attacker)
             entry.update(status=proof.status, oracle_calls=proof.oracle_calls, defender_nodes=proof.defender_nodes,
                          seconds=round(proof.seconds, 1))
@@ -457,14 +462,17 @@ class WinProver:
 
 def prove(path: Path, engine_spec: str, long: float, oracle_seconds: float, limit: int = 0,
           shard: tuple[int, int] = (0, 1), only: frozenset[str] = frozenset(), screen: bool = True,
-          solver_nodes: int = 0, moves: frozenset[tuple[int, int]] = frozenset()) -> None:
+          solver_nodes: int = 0, moves: frozenset[tuple[int, int]] = frozenset(), max_oracle: int = 300,
+          max_plies: int = 40, played: dict[str, set[tuple[int, int]]] | None = None) -> None:
     """Step 7, on a written set (see the module docstring). Resumable: a position that carries
     `proved` is skipped; the set is rewritten after every position. With ``shard`` (I, N) only
     every N-th position from the I-th: run the shards on copies of the set, then `merge` them.
     With ``only`` (sources), just those positions, proved or not (a longer look at moves an
     earlier run could not settle; their new entries join the old). Without ``screen`` every move
     goes to the whole-board check, whatever the engine claims. With ``moves``, only those of the
-    position's holding and unconfirmed moves."""
+    position's holding and unconfirmed moves. With ``played`` (source -> moves, from
+    benchmarks/defence_set.py runs: `played_moves`), only the holding and unconfirmed moves a
+    measured brain played, in those positions: the moves its score counted as held."""
     from tests.search.proof_check import WIN
 
     doc = json.loads(path.read_text())
@@ -472,9 +480,12 @@ def prove(path: Path, engine_spec: str, long: float, oracle_seconds: float, limi
     if PROVE_ABOUT not in doc["about"]:
         doc["about"] += " " + PROVE_ABOUT
     done = 0
-    with WinProver(engine_spec, long, oracle_seconds, solver_nodes) as prover:
+    with WinProver(engine_spec, long, oracle_seconds, solver_nodes, max_oracle, max_plies) as prover:
         for rec in list(doc["positions"]):
-            if only:
+            if played is not None:  # sharded like a first run, whether proved before or not
+                if rec["source"] not in played or shard_of(key_of(rec["rule"], rec["moves"]), shard[1]) != shard[0]:
+                    continue
+            elif only:
                 if rec["source"] not in only:
                     continue
             elif "proved" in rec or shard_of(key_of(rec["rule"], rec["moves"]), shard[1]) != shard[0]:
@@ -489,7 +500,7 @@ def prove(path: Path, engine_spec: str, long: float, oracle_seconds: float, limi
             refuted = []
             for group in ("holding", "unconfirmed"):
                 for m in [tuple(m) for m in rec[group]]:
-                    if moves and m not in moves:
+                    if (moves and m not in moves) or (played is not None and m not in played[rec["source"]]):
                         continue
                     after = stones + [(m[0], m[1], d)]
                     entry = {"move": list(m), **prover.judge(rule, after, 3 - d, screen)}
@@ -511,6 +522,17 @@ def prove(path: Path, engine_spec: str, long: float, oracle_seconds: float, limi
                   + ("; dropped" if not rec["holding"] else ""), file=sys.stderr, flush=True)
             write_set(path, doc)
             done += 1
+
+
+def played_moves(runs: list[Path], outcome: str = "hold") -> dict[str, set[tuple[int, int]]]:
+    """Source -> the moves a brain played there with this outcome, in benchmarks/defence_set.py
+    --json runs."""
+    out: dict[str, set[tuple[int, int]]] = {}
+    for path in runs:
+        for r in json.loads(path.read_text()):
+            if r["outcome"] == outcome:
+                out.setdefault(r["source"], set()).add(tuple(r["played"]))
+    return out
 
 
 def judge_played(set_path: Path, runs: list[Path], out_path: Path, engine_spec: str, long: float,
@@ -671,8 +693,9 @@ def join(base_path: Path, new_paths: list[Path], out_path: Path) -> None:
 
 
 def merge(paths: list[Path], out_path: Path) -> None:
-    """The shards of a `prove` run (copies of one set) as one set: each position as the shard that
-    proved it left it (kept or dropped), in the set's order."""
+    """The shards of a `prove` run, or copies that `prove --only` ran on (copies of one set), as one
+    set: each position as the copy that proved it furthest left it (the most `proved` entries;
+    kept or dropped), in the set's order."""
     docs = [json.loads(p.read_text()) for p in paths]
     order = [key_of(r["rule"], r["moves"]) for r in docs[0]["positions"] + docs[0].get("dropped", [])]
     kept: dict[str, dict] = {}
@@ -680,7 +703,7 @@ def merge(paths: list[Path], out_path: Path) -> None:
     for doc in docs:
         for r in doc["positions"]:
             k = key_of(r["rule"], r["moves"])
-            if "proved" in r or k not in kept:
+            if k not in kept or len(r.get("proved", [])) > len(kept[k].get("proved", [])):
                 kept[k] = r
         for r in doc.get("dropped", []):
             dropped[key_of(r["rule"], r["moves"])] = r
@@ -758,6 +781,13 @@ def main(argv: list[str] | None = None) -> None:
                          "VCT_DEPTH + 3 threes) where it finds a VCT, else from the engine")
     pr.add_argument("--move", action="append", default=[], metavar="X,Y",
                     help="only this holding move of the position (repeatable; with --only)")
+    pr.add_argument("--played", action="append", default=[], type=Path, metavar="RUN.json",
+                    help="only the holding moves a brain played in this benchmarks/defence_set.py --json run "
+                         "(repeatable): the moves its score counted as held")
+    pr.add_argument("--max-oracle", type=int, default=300,
+                    help="the whole-board check gives up (unknown) after this many attacker moves asked (default 300)")
+    pr.add_argument("--max-plies", type=int, default=40,
+                    help="... or past this many plies from the position (default 40)")
     ad = sub.add_parser("admit", help="apply a judge-played file to a written set")
     ad.add_argument("set", type=Path)
     ad.add_argument("judged", nargs="+", type=Path, help="judge-played files")
@@ -788,7 +818,8 @@ def main(argv: list[str] | None = None) -> None:
         i, n = (int(v) for v in args.shard.split("/"))
         prove(args.set, args.engine, args.long, args.oracle, args.limit, (i, n), frozenset(args.only),
               not args.no_screen, args.solver_nodes,
-              frozenset(tuple(int(v) for v in m.split(",")) for m in args.move))
+              frozenset(tuple(int(v) for v in m.split(",")) for m in args.move), args.max_oracle, args.max_plies,
+              played_moves(args.played) if args.played else None)
     elif args.cmd == "admit":
         admit(args.set, args.judged)
     elif args.cmd == "judge-played":
