@@ -127,7 +127,9 @@ def test_a_proved_refutation_replays(item) -> None:
         pytest.skip(f"a large proof ({entry['defender_nodes']} defender positions): GOMOKU_DEFENCE_FULL=1 replays it")
     d = rec["to_move"]
     after = _stones(rec) + [(*entry["move"], d)]
-    checker = ProofChecker(rec["size"], RULES[rec["rule"]], strategy_oracle(entry["strategy"], len(after)))
+    # the limits the proof was found under at most (step 11 raised them past the checker's defaults)
+    checker = ProofChecker(rec["size"], RULES[rec["rule"]], strategy_oracle(entry["strategy"], len(after)),
+                           max_oracle=max(300, entry["oracle_calls"]), max_plies=60)
     assert checker.attacker_wins(after, 3 - d).status == T.WIN
     assert entry["move"] not in rec["holding"] + rec["unconfirmed"]
 

@@ -26,7 +26,9 @@ LADDER = "renju_self.sqlite game 9 move 30"
 
 
 def _record(source: str) -> dict:
-    return next(r for r in json.loads(DATA.read_text())["positions"] if r["source"] == source)
+    """The set's record of a position, kept or dropped (a dropped one has no holding move left)."""
+    doc = json.loads(DATA.read_text())
+    return next(r for r in doc["positions"] + doc.get("dropped", []) if r["source"] == source)
 
 
 def _board(rec: dict):
