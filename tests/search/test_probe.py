@@ -6,9 +6,7 @@ the position's holding move went in the nineteenth session: the whole-board chec
 "holding" move lost as well, so the probe had been right; docs/search.md.)"""
 from __future__ import annotations
 
-import json
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -17,17 +15,12 @@ from gomocup_bot.core.constants import RULE_FREESTYLE
 from gomocup_bot.search.probe import prober, settle
 from gomocup_bot.search.pvs_driver import PvsSearcher
 from gomocup_bot.search.vct import FAIL, ThreatSolver
+from tests.search.defence_data import record as _record
 
-DATA = Path(__file__).parent / "data" / "defence_positions.json"
 # the brain at 1 s played (11, 6), proved lost by the whole-board check (data/defence/); the position
 # itself has no right answer (its one holding move, (8, 6), was proved lost too: it is in `dropped`)
 SOURCE = "fast_free.sqlite game 58 move 12"
 LOSING = (11, 6)
-
-
-def _record(source: str) -> dict:
-    doc = json.loads(DATA.read_text())
-    return next(r for r in doc["positions"] + doc["dropped"] if r["source"] == source)
 
 
 def _setup(source: str = SOURCE):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,20 +14,14 @@ from gomocup_bot.core.board import board_from_stones, pos_x, pos_y, to_pos
 from gomocup_bot.core.constants import RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
 from gomocup_bot.search import rootcheck
 from gomocup_bot.search.vct import FAIL, WIN, ThreatSolver
+from tests.search.defence_data import DATA, record as _record
 
-DATA = Path(__file__).parent / "data" / "defence_positions.json"
 RULES = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU}
 # two positions the untimed rounds settle in well under a second, each a blunder our brain played
 # at 1 s before the rounds (a lone losing "defence" or the search's own choice)
 CASES = ["fast15_freestyle.sqlite game 18 move 14", "fast_free.sqlite game 18 move 20"]
 # renju: a blunder the cheapest rung refutes and a holding move whose deepest rung is long
 LADDER = "renju_self.sqlite game 9 move 30"
-
-
-def _record(source: str) -> dict:
-    """The set's record of a position, kept or dropped (a dropped one has no holding move left)."""
-    doc = json.loads(DATA.read_text())
-    return next(r for r in doc["positions"] + doc.get("dropped", []) if r["source"] == source)
 
 
 def _board(rec: dict):
