@@ -45,8 +45,8 @@ every blunder found there, with the position right before it. `verify` checks ea
    so the set keeps only positions that have a right answer.
 
 8. `judge-played` (on a written set and benchmarks/defence_set.py --json runs): each move a measured
-   brain played that the set counts as lost is judged like step 7 judges a holding move (the step-3
-   word "lost" came from a short engine run); `admit` applies the verdicts: a move proved lost joins
+   brain played that the set counts as lost, and has no proof yet, is judged like step 7 judges a
+   holding move (the step-3 word "lost" came from a short engine run); `admit` applies the verdicts: a move proved lost joins
    `proved` (marked `played`), a move no engine run claims a win after and the solver confirms like
    the other holding moves joins `holding` (listed in `admitted`); a played four is followed first
    (the block, then the engine's reply, which the solver confirms: `four_replies`).
@@ -536,7 +536,7 @@ def played_moves(runs: list[Path], outcome: str = "hold") -> dict[str, set[tuple
 
 
 def judge_played(set_path: Path, runs: list[Path], out_path: Path, engine_spec: str, long: float,
-                 oracle_seconds: float) -> None:
+                 oracle_seconds: float, max_oracle: int = 300, max_plies: int = 40, shard: tuple[int, int] = (0, 1)) -> None:
     """The moves a measured brain played and the set counts as lost (outcome `lose` in
     benchmarks/defence_set.py's --json files), each judged like step 7 judges a holding move: the
     engine screens, the whole-board check decides. One line per (position, move) appended to
@@ -545,7 +545,7 @@ def judge_played(set_path: Path, runs: list[Path], out_path: Path, engine_spec: 
     pairs: dict[tuple[str, tuple[int, int]], int] = {}
     for run in runs:
         for o in json.loads(run.read_text()):
-            if o["outcome"] == "lose" and o["source"] in records:
+            if o["outcome"] == "lose" and o["source"] in records and not _proved_lost(records[o["source"]], tuple(o["played"])):
                 key = (o["source"], tuple(o["played"]))
                 pairs[key] = pairs.get(key, 0) + 1
     done = set()
@@ -554,9 +554,11 @@ def judge_played(set_path: Path, runs: list[Path], out_path: Path, engine_spec: 
             if line.strip():
                 e = json.loads(line)
                 done.add((e["source"], tuple(e["move"])))
-    todo = [k for k in sorted(pairs, key=lambda k: -pairs[k]) if k not in done]
+    i, n = shard
+    todo = [k for k in sorted(pairs, key=lambda k: -pairs[k]) if k not in done and shard_of(f"{k[0]} {k[1]}", n) == i]
     print(f"{len(pairs)} lost (position, move) pairs in the runs, {len(todo)} to judge", file=sys.stderr)
-    with WinProver(engine_spec, long, oracle_seconds) as prover, out_path.open("a") as out:
+    with WinProver(engine_spec, long, oracle_seconds, max_oracle=max_oracle, max_plies=max_plies) as prover, \
+            out_path.open("a") as out:
         for n, (source, m) in enumerate(todo, 1):
             rec = records[source]
             d = rec["to_move"]
@@ -572,6 +574,13 @@ def judge_played(set_path: Path, runs: list[Path], out_path: Path, engine_spec: 
             out.flush()
             print(f"[{n}/{len(todo)}] {source} {m}: claim {entry['claim']} {entry.get('status', '')} "
                   f"({time.monotonic() - t0:.0f} s)", file=sys.stderr, flush=True)
+
+
+def _proved_lost(rec: dict, m: tuple[int, int]) -> bool:
+    """Is this move already proved to let the attacker's win in (the blunder, a refuted holding move,
+    or a played move with a proof)? Then judging it again can only repeat the proof."""
+    return (m == tuple(rec["blunder"]) or m in {tuple(x) for x in rec.get("refuted", [])}
+            or any(tuple(p["move"]) == m and p.get("status") == T.WIN for p in rec.get("proved", [])))
 
 
 def _four_followed(prover: "WinProver", rec: dict, m: tuple[int, int]) -> dict | None:
@@ -798,6 +807,10 @@ def main(argv: list[str] | None = None) -> None:
     jp.add_argument("--engine", default=PROVE_ENGINE, help=f"the screening engine and oracle (default {PROVE_ENGINE!r})")
     jp.add_argument("--long", type=float, default=PROVE_LONG, help="the engine's seconds screening a move")
     jp.add_argument("--oracle", type=float, default=PROVE_ORACLE, help="the engine's seconds for each move it proposes")
+    jp.add_argument("--max-oracle", type=int, default=300,
+                    help="the whole-board check gives up (unknown) after this many attacker moves asked (default 300)")
+    jp.add_argument("--max-plies", type=int, default=40, help="... or past this many plies from the position (default 40)")
+    jp.add_argument("--shard", default="0/1", help="I/N: only the pairs whose key hashes to I modulo N (parallel runs, separate --out files)")
     jn = sub.add_parser("join", help="add the positions of other written sets to a written set")
     jn.add_argument("base", type=Path)
     jn.add_argument("new", nargs="+", type=Path)
@@ -823,7 +836,9 @@ def main(argv: list[str] | None = None) -> None:
     elif args.cmd == "admit":
         admit(args.set, args.judged)
     elif args.cmd == "judge-played":
-        judge_played(args.set, args.runs, args.out, args.engine, args.long, args.oracle)
+        i, n = (int(v) for v in args.shard.split("/"))
+        judge_played(args.set, args.runs, args.out, args.engine, args.long, args.oracle, args.max_oracle,
+                     args.max_plies, (i, n))
     elif args.cmd == "join":
         join(args.base, args.new, args.out)
     elif args.cmd == "merge":
