@@ -82,6 +82,24 @@ class LimMinimax(_LimBase):
         self.tt_flag = np.zeros(size, dtype=np.int8)
         self.tt_move = np.full(size, -1, dtype=np.int16)
         self.mask = np.uint64(size - 1)
+        # load the kernel here, not on the move's clock (a first move spent loading it had no iteration
+        # done and played the first empty square), then forget what that search stored
+        self._search(game.empty_board(), 1, 1, np.zeros(1, dtype=np.int32))
+        for table, empty in ((self.tt_key, 0), (self.tt_val, 0), (self.tt_depth, -1), (self.tt_flag, 0), (self.tt_move, -1)):
+            table.fill(empty)
+
+    def _search(self, board: Board, player: int, depth: int, stop: np.ndarray, order=None, stats=None, values=None):
+        """One iteration of the root search: (cell, value, done)."""
+        assert self.game is not None
+        if order is None:
+            order = np.array([c for c in range(len(board)) if board[c] == 0], dtype=np.int32)
+        stats = np.zeros(2, dtype=np.int64) if stats is None else stats
+        values = np.full(len(order), -3.0 * K.WIN) if values is None else values
+        return K.minimax_root(
+            self._board_array(board), player, depth, order, self.win_cells, self.cell_windows, self.value, self.game.k,
+            self.zob, self.tt_key, self.tt_val, self.tt_depth, self.tt_flag, self.tt_move, self.mask,
+            stop, stats, values,
+        )
 
     def solve(self, board: Board, player: int, seconds: float = 60.0) -> tuple[int, float, int]:
         """Search without a depth cap until proven or out of time: (cell, value, depth)."""
@@ -91,7 +109,6 @@ class LimMinimax(_LimBase):
     def choose(self, board: Board, player: int, seconds: float) -> int:
         assert self.game is not None
         started = time.monotonic()
-        arr = self._board_array(board)
         order = np.array([c for c in range(len(board)) if board[c] == 0], dtype=np.int32)
         best, best_value, reached = int(order[0]), 0.0, 0
         stats = np.zeros(2, dtype=np.int64)
@@ -99,11 +116,7 @@ class LimMinimax(_LimBase):
         with _Deadline(seconds) as dl:
             for depth in range(1, limit + 1):
                 values = np.full(len(order), -3.0 * K.WIN)
-                cell, value, done = K.minimax_root(
-                    arr, player, depth, order, self.win_cells, self.cell_windows, self.value, self.game.k,
-                    self.zob, self.tt_key, self.tt_val, self.tt_depth, self.tt_flag, self.tt_move, self.mask,
-                    dl.stop, stats, values,
-                )
+                cell, value, done = self._search(board, player, depth, dl.stop, order, stats, values)
                 if not done:
                     break
                 best, best_value, reached = int(cell), float(value), depth
@@ -138,19 +151,27 @@ class LimMCTS(_LimBase):
                 np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32),
                 np.empty(n, np.int8), np.empty(n, np.int8), np.empty(n, np.float64), np.empty(n, np.float64),
             )
+        self._run(game.empty_board(), 1, 1, 0, np.zeros(1, dtype=np.int32))  # load the kernel off the clock
+
+    def _run(self, board: Board, player: int, iterations: int, seed: int, stop: np.ndarray, stats=None):
+        """One MCTS search: (cell, visits, means)."""
+        assert self.game is not None
+        stats = np.zeros(2, dtype=np.int64) if stats is None else stats
+        visits = np.zeros(len(board), dtype=np.float64)
+        means = np.zeros(len(board), dtype=np.float64)
+        cell = K.mcts_search(
+            self._board_array(board), player, self.win_cells, self.cell_windows, self.value, self.game.k,
+            self.c_uct, self.scaled, iterations, seed, *self._pool, stop, stats, visits, means,
+        )
+        return cell, visits, means
 
     def choose(self, board: Board, player: int, seconds: float) -> int:
         assert self.game is not None
         started = time.monotonic()
         stats = np.zeros(2, dtype=np.int64)
-        visits = np.zeros(len(board), dtype=np.float64)
-        means = np.zeros(len(board), dtype=np.float64)
         iterations = self.max_iterations if self.max_iterations > 0 else 1 << 40
         with _Deadline(seconds) as dl:
-            cell = K.mcts_search(
-                self._board_array(board), player, self.win_cells, self.cell_windows, self.value, self.game.k,
-                self.c_uct, self.scaled, iterations, self.rng.randrange(1 << 30), *self._pool, dl.stop, stats, visits, means,
-            )
+            cell, visits, means = self._run(board, player, iterations, self.rng.randrange(1 << 30), dl.stop, stats)
         self.last = MoveStats(time.monotonic() - started, 0, int(stats[0]), float(means[cell]),
                               {"tree_nodes": int(stats[1])})
         return int(cell)
