@@ -84,17 +84,16 @@ class LimMinimax(_LimBase):
         self.mask = np.uint64(size - 1)
         # load the kernel here, not on the move's clock (a first move spent loading it had no iteration
         # done and played the first empty square), then forget what that search stored
-        self._search(game.empty_board(), 1, 1, np.zeros(1, dtype=np.int32))
+        order = np.arange(game.size, dtype=np.int32)
+        self._search(game.empty_board(), 1, 1, np.zeros(1, dtype=np.int32), order, np.zeros(2, dtype=np.int64),
+                     np.full(game.size, -3.0 * K.WIN))
         for table, empty in ((self.tt_key, 0), (self.tt_val, 0), (self.tt_depth, -1), (self.tt_flag, 0), (self.tt_move, -1)):
             table.fill(empty)
 
-    def _search(self, board: Board, player: int, depth: int, stop: np.ndarray, order=None, stats=None, values=None):
-        """One iteration of the root search: (cell, value, done)."""
+    def _search(self, board: Board, player: int, depth: int, stop: np.ndarray, order: np.ndarray,
+                stats: np.ndarray, values: np.ndarray):
+        """One iteration of the root search over ``order``: (cell, value, done)."""
         assert self.game is not None
-        if order is None:
-            order = np.array([c for c in range(len(board)) if board[c] == 0], dtype=np.int32)
-        stats = np.zeros(2, dtype=np.int64) if stats is None else stats
-        values = np.full(len(order), -3.0 * K.WIN) if values is None else values
         return K.minimax_root(
             self._board_array(board), player, depth, order, self.win_cells, self.cell_windows, self.value, self.game.k,
             self.zob, self.tt_key, self.tt_val, self.tt_depth, self.tt_flag, self.tt_move, self.mask,

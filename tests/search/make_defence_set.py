@@ -554,8 +554,8 @@ def judge_played(set_path: Path, runs: list[Path], out_path: Path, engine_spec: 
             if line.strip():
                 e = json.loads(line)
                 done.add((e["source"], tuple(e["move"])))
-    i, n = shard
-    todo = [k for k in sorted(pairs, key=lambda k: -pairs[k]) if k not in done and shard_of(f"{k[0]} {k[1]}", n) == i]
+    todo = [k for k in sorted(pairs, key=lambda k: -pairs[k])
+            if k not in done and shard_of(f"{k[0]} {k[1]}", shard[1]) == shard[0]]
     print(f"{len(pairs)} lost (position, move) pairs in the runs, {len(todo)} to judge", file=sys.stderr)
     with WinProver(engine_spec, long, oracle_seconds, max_oracle=max_oracle, max_plies=max_plies) as prover, \
             out_path.open("a") as out:
@@ -751,6 +751,14 @@ def write_set(path: Path, doc: dict) -> None:
           file=sys.stderr)
 
 
+def _check_limits(parser: argparse.ArgumentParser) -> None:
+    """The whole-board check's limits, for the commands that run it."""
+    parser.add_argument("--max-oracle", type=int, default=300,
+                        help="the whole-board check gives up (unknown) after this many attacker moves asked (default 300)")
+    parser.add_argument("--max-plies", type=int, default=40,
+                        help="... or past this many plies from the position (default 40)")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -793,10 +801,7 @@ def main(argv: list[str] | None = None) -> None:
     pr.add_argument("--played", action="append", default=[], type=Path, metavar="RUN.json",
                     help="only the holding moves a brain played in this benchmarks/defence_set.py --json run "
                          "(repeatable): the moves its score counted as held")
-    pr.add_argument("--max-oracle", type=int, default=300,
-                    help="the whole-board check gives up (unknown) after this many attacker moves asked (default 300)")
-    pr.add_argument("--max-plies", type=int, default=40,
-                    help="... or past this many plies from the position (default 40)")
+    _check_limits(pr)
     ad = sub.add_parser("admit", help="apply a judge-played file to a written set")
     ad.add_argument("set", type=Path)
     ad.add_argument("judged", nargs="+", type=Path, help="judge-played files")
@@ -807,9 +812,7 @@ def main(argv: list[str] | None = None) -> None:
     jp.add_argument("--engine", default=PROVE_ENGINE, help=f"the screening engine and oracle (default {PROVE_ENGINE!r})")
     jp.add_argument("--long", type=float, default=PROVE_LONG, help="the engine's seconds screening a move")
     jp.add_argument("--oracle", type=float, default=PROVE_ORACLE, help="the engine's seconds for each move it proposes")
-    jp.add_argument("--max-oracle", type=int, default=300,
-                    help="the whole-board check gives up (unknown) after this many attacker moves asked (default 300)")
-    jp.add_argument("--max-plies", type=int, default=40, help="... or past this many plies from the position (default 40)")
+    _check_limits(jp)
     jp.add_argument("--shard", default="0/1", help="I/N: only the pairs whose key hashes to I modulo N (parallel runs, separate --out files)")
     jn = sub.add_parser("join", help="add the positions of other written sets to a written set")
     jn.add_argument("base", type=Path)
