@@ -25,7 +25,12 @@ Incremental state, all restored exactly by `unmake`:
   make/unmake those codes are exact again when the stone is taken back;
 - `vhist` int64[moves + 1, 2]: `vhist[n]` is `vsum` as it was before the n-th move was made (the
   evaluation may average the current and the previous position's sums: Rapfi's habit, it damps
-  the swing between the two sides to move). `make` writes it; `unmake` need not.
+  the swing between the two sides to move). `make` writes it; `unmake` need not;
+- `undo` int64[moves + 1, UNDO_WIDTH]: what the n-th `make` changed in the layer (`undo[n, 0]`
+  entries, each a square's line code, combo and class as they were before it), so `unmake`
+  writes them back instead of reading the code tables again (the lookups were most of its cost).
+  Valid for the moves from `meta[M_UNDO_FLOOR]` on: a layer rebuilt from scratch (blocked squares)
+  invalidates the records of the moves made before it, which `unmake` then recomputes.
 """
 from __future__ import annotations
 
@@ -48,6 +53,7 @@ from .constants import (
     M_STRIDE,
     M_SYNCED,
     M_TABLE,
+    M_UNDO_FLOOR,
     M_WIDTH,
     RULE_CARO,
     RULE_CARO_EXACT,
@@ -73,11 +79,14 @@ from .tables import (
 )
 
 Board = namedtuple("Board", ["cells", "keys", "nbr", "zobrist", "hash", "stack", "meta", "dirs", "kdelta", "table",
-                             "lc", "combo", "cls", "cnt", "ltab", "ctab", "vtab", "vsum", "vhist", "scan"])
+                             "lc", "combo", "cls", "cnt", "ltab", "ctab", "vtab", "vsum", "vhist", "scan", "undo"])
 
 # per-move histories: their rows past the move count are scratch, so a board restored by `unmake`
 # may differ from its earlier self there, as may `scan`, scratch (tests compare every other field)
-HISTORY_FIELDS = ("stack", "vhist", "scan")
+HISTORY_FIELDS = ("stack", "vhist", "scan", "undo")
+
+# one record per changed (square, colour, direction): at most 2 colours x 4 lines x 2 TABLE_MAX_K squares
+UNDO_WIDTH = 1 + 2 * 4 * 2 * TABLE_MAX_K
 
 MIN_SIDE = 3
 MAX_SIDE = 32
@@ -164,6 +173,7 @@ def new_board(width: int, height: int, k: int = 5, rule: int = RULE_FREESTYLE) -
         vsum=np.zeros(2, dtype=np.int64),
         vhist=np.zeros((width * height + 1, 2), dtype=np.int64),
         scan=np.zeros(2 * pad + 1, dtype=np.int8),  # k > TABLE_MAX_K: the window being classified
+        undo=np.zeros((width * height + 1, UNDO_WIDTH), dtype=np.int64),
     )
     recompute(board)
     return board
@@ -321,6 +331,7 @@ def rebuild_layer(b):
     k > TABLE_MAX_K from the cells, keys included."""
     b.cnt[:, :] = 0
     b.vsum[:] = 0
+    b.meta[M_UNDO_FLOOR] = b.meta[M_NMOVES]  # the earlier moves' undo records no longer hold
     if not b.meta[M_TABLE]:
         _rebuild_scanned(b)
         return
@@ -370,6 +381,53 @@ def _rebuild_scanned(b):
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
+def _layer_around(b, p, rec):
+    """`make`'s layer update: the line codes of the empty squares within TABLE_MAX_K of `p` on its
+    four lines, again from the keys, with their combos, classes, `cnt` and `vsum`; each change is
+    recorded in ``undo[rec]`` (square, row, old code, old class, old combo) for `unmake`."""
+    lc = b.lc
+    combo = b.combo
+    cls = b.cls
+    cnt = b.cnt
+    ltab = b.ltab
+    ctab = b.ctab
+    cells = b.cells
+    vtab = b.vtab
+    vsum = b.vsum
+    undo = b.undo[np.uint64(rec)]
+    m = np.int64(0)
+    pw = np.int32(1)
+    for d in range(4):
+        s = b.dirs[d]
+        keys = b.keys[d]
+        for i in range(-TABLE_MAX_K, TABLE_MAX_K + 1):
+            q = np.uint64(p + i * s)
+            if i == 0 or cells[q] != EMPTY:
+                continue
+            key = keys[q]
+            for side in range(2):
+                code = ltab[side, np.uint64(key & 0xFFFFFFFF) if side == 0 else np.uint64(key >> 32)]
+                row = np.uint64(side * 4 + d)
+                old = lc[row, q]
+                if old != code:
+                    lc[row, q] = code
+                    oc = combo[side, q]
+                    nc = oc + (np.int32(code) - np.int32(old)) * pw
+                    combo[side, q] = nc
+                    ocls = cls[side, q]
+                    ncls = ctab[side, np.uint64(nc)]
+                    cls[side, q] = ncls
+                    cnt[side, ocls] -= 1
+                    cnt[side, ncls] += 1
+                    vsum[side] += vtab[side, np.uint64(nc)] - vtab[side, np.uint64(oc)]
+                    m += 1
+                    undo[np.uint64(m)] = (np.int64(q) | (np.int64(row) << 16) | (np.int64(old) << 19)
+                                          | (np.int64(ocls) << 27) | (np.int64(oc) << 35))
+        pw *= np.int32(N_CODES)
+    undo[0] = m
+
+
+@njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 def make(b, p, colour):
     """Put a `colour` stone on empty point `p` and push it on the move stack (no legality check).
 
@@ -378,11 +436,13 @@ def make(b, p, colour):
     access (the padding keeps them in range). With the constant-trip key loop this took a
     make/unmake pair from 365 to 95 ns (A/B in one process, loaded machine). Compiled without
     reference counting (``_nrt=False``, as the search's kernels, `search.pvs`): inlined into them,
-    its array views would otherwise bring their increfs along.
+    its array views would otherwise bring their increfs along. The layer's changes are recorded
+    in `undo` for `unmake`.
     """
     up = np.uint64(p)
     b.cells[up] = colour
     b.hash[0] ^= b.zobrist[colour, up]
+    n = b.meta[M_NMOVES]
     if b.meta[M_TABLE]:
         ci = colour - 1
         kd = b.kdelta
@@ -392,47 +452,13 @@ def make(b, p, colour):
             for i in range(1, TABLE_MAX_K + 1):
                 keys[np.uint64(p - i * s)] += kd[ci, TABLE_MAX_K - 1 + i]  # p is i steps after that point
                 keys[np.uint64(p + i * s)] += kd[ci, TABLE_MAX_K - i]  # and i steps before this one
-        # pattern layer (inlined by hand: a call per square would cost reference counting)
-        lc = b.lc
-        combo = b.combo
-        cls = b.cls
-        cnt = b.cnt
-        ltab = b.ltab
-        ctab = b.ctab
-        cells = b.cells
-        vtab = b.vtab
-        vsum = b.vsum
-        hist = b.vhist[np.uint64(b.meta[M_NMOVES])]
-        hist[0] = vsum[0]
-        hist[1] = vsum[1]
+        hist = b.vhist[np.uint64(n)]
+        hist[0] = b.vsum[0]
+        hist[1] = b.vsum[1]
         for side in range(2):  # the stone's own square leaves the layer
-            cnt[side, cls[side, up]] -= 1
-            vsum[side] -= vtab[side, np.uint64(combo[side, up])]
-        pw = np.int32(1)
-        for d in range(4):
-            s = b.dirs[d]
-            keys = b.keys[d]
-            for i in range(-TABLE_MAX_K, TABLE_MAX_K + 1):
-                q = np.uint64(p + i * s)
-                if i == 0 or cells[q] != EMPTY:
-                    continue
-                key = keys[q]
-                for side in range(2):
-                    code = ltab[side, np.uint64(key & 0xFFFFFFFF) if side == 0 else np.uint64(key >> 32)]
-                    row = np.uint64(side * 4 + d)
-                    old = lc[row, q]
-                    if old != code:
-                        lc[row, q] = code
-                        oc = combo[side, q]
-                        nc = oc + (np.int32(code) - np.int32(old)) * pw
-                        combo[side, q] = nc
-                        ocls = cls[side, q]
-                        ncls = ctab[side, np.uint64(nc)]
-                        cls[side, q] = ncls
-                        cnt[side, ocls] -= 1
-                        cnt[side, ncls] += 1
-                        vsum[side] += vtab[side, np.uint64(nc)] - vtab[side, np.uint64(oc)]
-            pw *= np.int32(N_CODES)
+            b.cnt[side, b.cls[side, up]] -= 1
+            b.vsum[side] -= b.vtab[side, np.uint64(b.combo[side, up])]
+        _layer_around(b, p, n)
     s = b.meta[M_STRIDE]
     nbr = b.nbr
     one = np.uint64(1)
@@ -443,14 +469,17 @@ def make(b, p, colour):
         nbr[q + one + one] += 1
         nbr[q + one + one + one] += 1
         nbr[q + one + one + one + one] += 1
-    n = b.meta[M_NMOVES]
     b.stack[n] = p
     b.meta[M_NMOVES] = n + 1
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 def unmake(b):
-    """Take back the last `make`; returns the point it freed (unsigned indices as in `make`)."""
+    """Take back the last `make`; returns the point it freed (unsigned indices as in `make`). The
+    layer comes back from `make`'s undo record, last change first (a square changed on several
+    lines gets its first old combo and class back), and `vsum` from `vhist`; a move older than
+    the last rebuild of the layer has no valid record: the layer is then rebuilt from the keys
+    (which also gives the freed square the codes of the walls blocked since it was filled)."""
     n = b.meta[M_NMOVES] - 1
     p = b.stack[n]
     b.meta[M_NMOVES] = n
@@ -467,44 +496,31 @@ def unmake(b):
             for i in range(1, TABLE_MAX_K + 1):
                 keys[np.uint64(p - i * s)] -= kd[ci, TABLE_MAX_K - 1 + i]  # p is i steps after that point
                 keys[np.uint64(p + i * s)] -= kd[ci, TABLE_MAX_K - i]  # and i steps before this one
-        # pattern layer (inlined by hand: a call per square would cost reference counting)
-        lc = b.lc
-        combo = b.combo
         cls = b.cls
         cnt = b.cnt
-        ltab = b.ltab
-        ctab = b.ctab
-        cells = b.cells
-        vtab = b.vtab
-        vsum = b.vsum
-        pw = np.int32(1)
-        for d in range(4):
-            s = b.dirs[d]
-            keys = b.keys[d]
-            for i in range(-TABLE_MAX_K, TABLE_MAX_K + 1):
-                q = np.uint64(p + i * s)
-                if i == 0 or cells[q] != EMPTY:
-                    continue
-                key = keys[q]
-                for side in range(2):
-                    code = ltab[side, np.uint64(key & 0xFFFFFFFF) if side == 0 else np.uint64(key >> 32)]
-                    row = np.uint64(side * 4 + d)
-                    old = lc[row, q]
-                    if old != code:
-                        lc[row, q] = code
-                        oc = combo[side, q]
-                        nc = oc + (np.int32(code) - np.int32(old)) * pw
-                        combo[side, q] = nc
-                        ocls = cls[side, q]
-                        ncls = ctab[side, np.uint64(nc)]
-                        cls[side, q] = ncls
-                        cnt[side, ocls] -= 1
-                        cnt[side, ncls] += 1
-                        vsum[side] += vtab[side, np.uint64(nc)] - vtab[side, np.uint64(oc)]
-            pw *= np.int32(N_CODES)
-        for side in range(2):  # the square is empty again: its (still exact) codes count again
-            cnt[side, cls[side, up]] += 1
-            vsum[side] += vtab[side, np.uint64(combo[side, up])]
+        if n >= b.meta[M_UNDO_FLOOR]:
+            lc = b.lc
+            combo = b.combo
+            undo = b.undo[np.uint64(n)]
+            mask16 = np.int64(0xFFFF)
+            for j in range(undo[0], 0, -1):
+                e = undo[np.uint64(j)]
+                q = np.uint64(e & mask16)
+                row = np.uint64((e >> 16) & 7)
+                side = np.uint64((e >> 18) & 1)
+                cnt[side, cls[side, q]] -= 1
+                ocls = np.uint8((e >> 27) & 0xFF)
+                cnt[side, ocls] += 1
+                cls[side, q] = ocls
+                lc[row, q] = np.uint8((e >> 19) & 0xFF)
+                combo[side, q] = np.int32(e >> 35)
+            hist = b.vhist[np.uint64(n)]
+            b.vsum[0] = hist[0]
+            b.vsum[1] = hist[1]
+            for side in range(2):  # the square is empty again: its (still exact) codes count again
+                cnt[side, cls[side, up]] += 1
+        else:  # the layer was rebuilt after this move (a blocked square): from scratch, exact
+            rebuild_layer(b)  # (and the moves made from here on are recorded again)
     s = b.meta[M_STRIDE]
     nbr = b.nbr
     one = np.uint64(1)
@@ -681,7 +697,7 @@ def copy_board(b):
         b.cells.copy(), b.keys.copy(), b.nbr.copy(), b.zobrist, b.hash.copy(),
         b.stack.copy(), b.meta.copy(), b.dirs, b.kdelta, b.table,
         b.lc.copy(), b.combo.copy(), b.cls.copy(), b.cnt.copy(), b.ltab, b.ctab, b.vtab, b.vsum.copy(),
-        b.vhist.copy(), b.scan.copy(),
+        b.vhist.copy(), b.scan.copy(), b.undo.copy(),
     )
 
 

@@ -23,6 +23,7 @@ M_NMOVES = 6  # moves on the stack (stones placed with make)
 M_TABLE = 7  # 1 when line patterns come from the lookup table (k <= TABLE_MAX_K)
 M_SIZE = 8  # length of the padded cell array
 M_SYNCED = 9  # k > TABLE_MAX_K: 1 once pattern codes match hash[1]
+M_UNDO_FLOOR = 10  # moves below this index have no valid undo record (the layer was rebuilt after them)
 M_LEN = 16
 
 TABLE_MAX_K = 5  # 3**(2k) table entries: 59049 for k = 5

@@ -305,7 +305,12 @@ def gen_moves(b, side, w, ply, mode, tt_move):
     width = b.meta[M_WIDTH]
     hist = w.history
     hoff = me * (w.history.shape[0] // 2)
+    # mode 2 knows how many squares it looks for (the class counts): the scan stops at the last
+    # one (a four's square always has a stone within two, so none is skipped by `nbr`)
+    wanted = _fours_of(b, me) if mode == 2 else MAX_MOVES
     for y in range(b.meta[M_HEIGHT]):
+        if n >= wanted:
+            break
         base = (y + b.meta[M_PAD]) * b.meta[M_STRIDE] + b.meta[M_PAD]
         for q in range(base, base + width):
             if b.cells[q] != EMPTY or b.nbr[q] == 0:

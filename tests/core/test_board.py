@@ -25,6 +25,7 @@ from gomocup_bot.core.board import (
 from gomocup_bot.core.candidates import candidates, ordered_candidates
 from gomocup_bot.core.constants import (
     BLACK,
+    M_UNDO_FLOOR,
     EMPTY,
     P_FIVE,
     P_FOUR,
@@ -272,6 +273,28 @@ def test_unmake_restores_everything_exactly():
     for before, after, name in zip(snapshot, board, board._fields):
         if name not in HISTORY_FIELDS:
             assert np.array_equal(before, after), name
+
+
+def test_unmake_past_a_rebuilt_layer_recomputes_and_records_again():
+    """A square blocked after some stones rebuilds the layer: `unmake` may not write back those
+    stones' undo records (they hold the codes from before the wall), so it recomputes them; the
+    moves made after that are recorded again. Checked against a recomputation after every step."""
+    stones = [(6, 6, BLACK), (7, 6, WHITE), (6, 7, BLACK), (8, 8, WHITE), (6, 8, BLACK), (5, 5, WHITE)]
+    board = board_from_stones(13, 13, stones + [(6, 9, 3), (4, 4, 3)])  # walls beside the stones: their records are stale
+    assert int(board.meta[M_UNDO_FLOOR]) == len(stones)
+    take(board)  # (5, 5): beside the wall at (4, 4)
+    check_against_scratch(board)
+    assert int(board.meta[M_UNDO_FLOOR]) == len(stones) - 1
+    for x, y in [(5, 5), (7, 7), (9, 9)]:  # recorded moves, made and taken back
+        play(board, to_pos(board, x, y), BLACK if board.meta[6] % 2 == 0 else WHITE)
+        check_against_scratch(board)
+    for _ in range(3):
+        take(board)
+        check_against_scratch(board)
+    while board.meta[6] > 0:
+        take(board)
+        check_against_scratch(board)
+    assert int(board.meta[M_UNDO_FLOOR]) == 0
 
 
 def test_copy_is_independent():
