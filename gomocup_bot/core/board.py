@@ -30,7 +30,7 @@ Incremental state, all restored exactly by `unmake`:
   entries, each a square's line code, combo and class as they were before it), so `unmake`
   writes them back instead of reading the code tables again (the lookups were most of its cost).
   Valid for the moves from `meta[M_UNDO_FLOOR]` on: a layer rebuilt from scratch (blocked squares)
-  invalidates the records of the moves made before it, which `unmake` then recomputes.
+  invalidates the records of the moves made before it: `unmake` of such a move rebuilds the layer.
 """
 from __future__ import annotations
 
