@@ -305,9 +305,16 @@ def gen_moves(b, side, w, ply, mode, tt_move):
     width = b.meta[M_WIDTH]
     hist = w.history
     hoff = me * (w.history.shape[0] // 2)
-    # mode 2 knows how many squares it looks for (the class counts): the scan stops at the last
-    # one (a four's square always has a stone within two, so none is skipped by `nbr`)
-    wanted = _fours_of(b, me) if mode == 2 else MAX_MOVES
+    # modes 1 and 2 know how many squares they look for at most (the class counts): the scan
+    # stops once it has them all (a four's square always has a stone within two, so none is
+    # skipped by `nbr`; a square that is a four for both sides counts twice, and then the scan
+    # just runs to the end)
+    if mode == 2:
+        wanted = _fours_of(b, me)
+    elif mode == 1:
+        wanted = _fours_of(b, me) + _fours_of(b, op)
+    else:
+        wanted = MAX_MOVES
     for y in range(b.meta[M_HEIGHT]):
         if n >= wanted:
             break

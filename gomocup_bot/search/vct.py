@@ -92,7 +92,13 @@ def _gen_attacks(b, a, ply, w):
     base0 = ply * MAX_GEN
     n = 0
     width = b.meta[M_WIDTH]
+    # the class counts say how many squares it looks for: the scan stops at the last one
+    wanted = b.cnt[ai, C_FOUR] + b.cnt[ai, C_FOURP] + b.cnt[ai, C_FOUR3]
+    if vct:
+        wanted += b.cnt[ai, C_THREE] + b.cnt[ai, C_THREEP] + b.cnt[ai, C_DOUBLE3]
     for y in range(b.meta[M_HEIGHT]):
+        if n >= wanted:
+            break
         base = (y + b.meta[M_PAD]) * b.meta[M_STRIDE] + b.meta[M_PAD]
         for q in range(base, base + width):
             if b.cells[q] != EMPTY or b.nbr[q] == 0:
@@ -125,7 +131,16 @@ def _gen_replies(b, a, ply, w):
     # only a four-three pending: it can also be broken on its three's line, where the attacker
     # would make a three, not a four
     lowest = C_FOUR if b.cnt[ai, C_FLEX4] > 0 else C_THREE
+    # at most this many squares pass the test below (the class counts of both sides): the scan
+    # stops once it has them all
+    wanted = 0
+    for c in range(lowest, C_FIVE):
+        wanted += b.cnt[ai, c]
+    for c in range(C_FOUR, C_FIVE):
+        wanted += b.cnt[di, c]
     for y in range(b.meta[M_HEIGHT]):
+        if n >= wanted:
+            break
         base = (y + b.meta[M_PAD]) * b.meta[M_STRIDE] + b.meta[M_PAD]
         for q in range(base, base + width):
             if b.cells[q] != EMPTY:
