@@ -1,7 +1,8 @@
 """The kernels' move lists stop scanning the board once the class counts say every square they
 look for is found (search/vct.py `_gen_attacks`, `_gen_replies`; search/pvs.py `gen_moves` modes
-1 and 2). Checked here against a whole-board scan in plain Python over the same test, on every
-position along the defence set's games (every third move; real positions of all three rules, both sides)."""
+1 and 2). Checked here against a whole-board scan in plain Python over the same test, on
+positions along the defence set's games (every third move: real positions of all three rules,
+both sides)."""
 from __future__ import annotations
 
 import json
