@@ -23,7 +23,7 @@ THREES = (C_THREE, C_THREEP, C_DOUBLE3)
 
 
 def _positions(rule: str, limit: int):
-    """Boards after every move of the set's positions of ``rule`` (up to ``limit`` positions)."""
+    """Boards after every third move of the set's positions of ``rule`` (up to ``limit`` positions)."""
     recs = [r for r in json.loads(DATA.read_text())["positions"] if r["rule"] == rule][:limit]
     for rec in recs:
         moves = [tuple(m) for m in rec["moves"]]
@@ -62,9 +62,8 @@ def test_the_move_lists_hold_every_square_a_whole_board_scan_finds(rule: str) ->
             want = _squares(b, lambda q: lowest <= b.cls[ai, q] < C_FIVE or C_FOUR <= b.cls[di, q] < C_FIVE)
             assert sorted(int(q) for q in tw.moves[:n]) == sorted(want)
             # the PVS's lists keep the scan order (the search's ties depend on it)
-            me, op = a - 1, 2 - a
-            for mode, keep in ((1, lambda q: C_FOUR <= b.cls[me, q] < C_FIVE or C_FOUR <= b.cls[op, q] < C_FIVE),
-                               (2, lambda q: C_FOUR <= b.cls[me, q] < C_FIVE)):
+            for mode, keep in ((1, lambda q: C_FOUR <= b.cls[ai, q] < C_FIVE or C_FOUR <= b.cls[di, q] < C_FIVE),
+                               (2, lambda q: C_FOUR <= b.cls[ai, q] < C_FIVE)):
                 n = K.gen_moves(b, a, pw, 0, mode, -1)
                 assert [int(q) for q in pw.moves[:n]] == _squares(b, lambda q: near(q) and keep(q)), mode
             checked += 1
