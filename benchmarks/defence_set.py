@@ -12,13 +12,17 @@ shown apart. Every other legal move was judged to let a forced win in. Prints th
 held, by rule and colour, the machine's load before and after, and its speed (the search bench's
 one-thread PVS nodes/s, before and after the passes): at 1 s a move the share follows the machine,
 94.3 % on one that ran 0.5-0.6 M nodes/s and 95.6 % on one that ran 1.1 M, 93.7 % there at
-0.5 s (docs/search.md, thirty-seventh session).
+0.5 s (docs/search.md, thirty-seventh session). `--reference-speed` sets each pass's turn so that
+this machine searches about as many nodes a move as one of the given speed would in `--turn` (the
+speed read again before every pass: it drifted by a third within minutes on one of the project's
+VMs); a warning says when the readings before and after the run disagree by more than 15 %.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -27,6 +31,7 @@ from gomocup_bot.search.bench import FIXED_DEPTH, pvs_speed
 from tournament.engine import Limit, Position, SimpleEngine
 
 ROOT = Path(__file__).resolve().parents[1]
+SPEED_DRIFT = 0.15  # before and after readings further apart than this: the machine changed under the run
 DATA = ROOT / "tests" / "search" / "data" / "defence_positions.json"
 
 
@@ -84,30 +89,55 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cold", action="store_true",
                     help="no warm-up move: the first position's second also pays the engine's start-up "
                          "(how the figures before 2026-11-27's fourteenth session were taken)")
-    ap.add_argument("--json", type=Path, help="write every position's outcome here (with its pass number)")
+    ap.add_argument("--json", type=Path, help="write every position's outcome here (with its pass number and turn)")
     ap.add_argument("--no-speed", action="store_true",
                     help="skip the machine's speed reading (the search bench's one-thread PVS nodes/s, a "
                          "second or two before and after the passes): without it, a share taken here cannot be set "
                          "beside one taken on another machine")
+    ap.add_argument("--reference-speed", type=float, metavar="K",
+                    help="scale the turn to a machine that runs K thousand PVS nodes/s on one thread (the "
+                         "speed this script prints): each pass's turn becomes --turn x K / this machine's speed, "
+                         "read before that pass, so that a move gets about the nodes it would get there (the "
+                         "fixed reply margins do not scale; the search's own node budgets need no scaling)")
     args = ap.parse_args(argv)
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
+    if args.turn <= 0:
+        ap.error("--turn must be positive")
+    if args.reference_speed is not None:
+        if args.no_speed:
+            ap.error("--reference-speed needs the speed reading: drop --no-speed")
+        if args.reference_speed <= 0:
+            ap.error("--reference-speed must be positive (thousands of nodes/s)")
     records = load(args.data)[: args.limit or None]
     load_before = os.getloadavg()
     speed_before = pvs_speed() if not args.no_speed else None
+    if args.reference_speed is not None and not speed_before:
+        print("the speed reading failed (0 nodes/s): cannot scale the turn", file=sys.stderr)
+        return 1
     started = time.strftime("%Y-%m-%d %H:%M:%S %Z")
-    passes = []
+    passes, turns, speed = [], [], speed_before
     for k in range(args.repeat):
-        name, outcomes = run_pass(args.engine, records, args.turn, warm=not args.cold)
+        turn = args.turn
+        if args.reference_speed is not None:
+            if k > 0:  # this VM's speed drifted by up to a third within minutes: read it again for every pass
+                speed = pvs_speed() or speed
+            assert speed
+            turn = args.turn * args.reference_speed * 1000 / speed
+        turns.append(turn)
+        name, outcomes = run_pass(args.engine, records, turn, warm=not args.cold)
         passes.append(outcomes)
         if args.repeat > 1:
-            print(f"pass {k + 1}/{args.repeat}: held {held_count(outcomes)} of {len(outcomes)}", flush=True)
+            at = f" at {turn:.3g} s (PVS {speed / 1000:.0f} k nodes/s)" if args.reference_speed is not None else ""
+            print(f"pass {k + 1}/{args.repeat}: held {held_count(outcomes)} of {len(outcomes)}{at}", flush=True)
     load_after = os.getloadavg()
     speed_after = pvs_speed() if not args.no_speed else None
     outcomes = [o for p in passes for o in p]
     held = held_count(outcomes)
     counts = ", ".join(str(held_count(p)) for p in passes)
-    print(f"{args.engine} ({name}) at {args.turn:g} s per move{' (cold start)' if args.cold else ''}, {started}: held {held / len(passes):g} of "
+    scaled = (f" ({args.turn:g} s on a machine of {args.reference_speed:g} k nodes/s)"
+              if args.reference_speed is not None else "")
+    print(f"{args.engine} ({name}) at {statistics.mean(turns):.3g} s per move{scaled}{' (cold start)' if args.cold else ''}, {started}: held {held / len(passes):g} of "
           f"{len(records)} positions = {100 * held / max(1, len(outcomes)):.1f} %"
           + (f" (mean of {len(passes)} passes: {counts})" if len(passes) > 1 else ""))
     groups: dict[tuple[str, str], list[str]] = {}
@@ -125,8 +155,13 @@ def main(argv: list[str] | None = None) -> int:
     if speed_before is not None and speed_after is not None:
         print(f"  this machine: PVS {speed_before / 1000:.0f} k nodes/s before, {speed_after / 1000:.0f} k after "
               f"(one thread, the median of `gomocup-bot bench`'s midgames at depth {FIXED_DEPTH})")
+        if abs(speed_after - speed_before) > SPEED_DRIFT * max(speed_before, speed_after):
+            print(f"  warning: the machine's speed moved by more than {SPEED_DRIFT:.0%} during the run"
+                  + (": each pass's turn followed the reading before it, but a pass that the speed moved "
+                     "under is not at the reference speed" if args.reference_speed is not None else ""))
     if args.json:
-        args.json.write_text(json.dumps([dict(o, **{"pass": k + 1}) for k, p in enumerate(passes) for o in p], indent=1))
+        args.json.write_text(json.dumps([dict(o, **{"pass": k + 1, "turn": round(turns[k], 3)})
+                                        for k, p in enumerate(passes) for o in p], indent=1))
     return 0
 
 

@@ -70,14 +70,21 @@ def fixed_depth(searcher, boards, depth: int, stop) -> tuple[int, int, float, li
     return checksum, total_nodes, total_cpu, rates
 
 
-def pvs_speed(depth: int = FIXED_DEPTH) -> float:
+def pvs_speed(depth: int = FIXED_DEPTH, rounds: int = 3) -> float:
     """This machine's one-thread PVS speed: the median nodes/s of the midgames at ``depth`` (the
-    bench's own figure, one to three seconds). Timed benchmarks print it beside their results: a second a
-    move bought twice the nodes on one of this project's machines as on another (1.1 M against
-    0.46-0.6 M nodes/s), and the defence set's share moves with it."""
+    bench's own figure), the median of ``rounds`` readings after one more that is thrown away (under
+    a second each here). Timed benchmarks print it beside their results: a second a move bought twice
+    the nodes on one of this project's machines as on another (1.1 M against 0.46-0.6 M nodes/s), and
+    the defence set's share moves with it. A process's first reading ran 10-15 % below the ones after
+    it on one machine (810 k, then 850-950 k): hence the one thrown away."""
     boards = midgame_boards()
-    _, _, _, rates = fixed_depth(_warm_searcher(boards), boards, depth, np.zeros(1, dtype=np.int32))
-    return statistics.median(rates) if rates else 0.0
+    searcher = _warm_searcher(boards)
+    stop = np.zeros(1, dtype=np.int32)
+    readings = []
+    for _ in range(1 + max(1, rounds)):
+        _, _, _, rates = fixed_depth(searcher, boards, depth, stop)
+        readings.append(statistics.median(rates) if rates else 0.0)
+    return statistics.median(readings[1:])
 
 
 def run(scale: float = 1.0) -> dict[str, float]:

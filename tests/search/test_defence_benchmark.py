@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "defence_set.py"
 DATA = ROOT / "tests" / "search" / "data" / "defence_positions.json"
@@ -43,3 +45,24 @@ def test_no_speed_skips_the_reading_and_bad_arguments_are_refused():
     assert "held" in done.stdout and "this machine" not in done.stdout
     refused = run("--repeat", "0")
     assert refused.returncode == 2 and "--repeat must be at least 1" in refused.stderr
+
+
+def test_reference_speed_scales_each_pass_by_the_speed_read_before_it(tmp_path):
+    out = tmp_path / "run.json"
+    done = run("builtin:gomocup-bot", "--limit", "1", "--repeat", "2", "--turn", "0.5", "--reference-speed", "300",
+               "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    passes = re.findall(r"pass (\d)/2: held \d of 1 at ([\d.]+) s \(PVS (\d+) k nodes/s\)", done.stdout)
+    assert [p[0] for p in passes] == ["1", "2"], done.stdout
+    turns = []
+    for _, turn, speed in passes:
+        # the speed printed in whole thousands and the turn to three figures
+        assert abs(float(turn) - 0.5 * 300 / int(speed)) < 0.01, done.stdout
+        turns.append(float(turn))
+    assert [r["turn"] for r in json.loads(out.read_text())] == pytest.approx(turns, abs=0.01)
+    mean = re.search(r"at ([\d.]+) s per move \(0\.5 s on a machine of 300 k nodes/s\)", done.stdout)
+    assert mean and abs(float(mean.group(1)) - sum(turns) / 2) < 0.01, done.stdout
+    for bad, message in ((("--reference-speed", "300", "--no-speed"), "drop --no-speed"),
+                         (("--reference-speed", "0"), "must be positive"), (("--turn", "0"), "--turn must be positive")):
+        refused = run("builtin:gomocup-bot", *bad)
+        assert refused.returncode == 2 and message in refused.stderr, refused.stderr
