@@ -36,7 +36,9 @@ searched before a cut-off; 0, off), ``tt_age`` (1: the hash table's depth-prefer
 way to entries of the current search when it holds one of an earlier move's; 0, off), ``distract``
 (1: against the opponent's open three, a four of ours that blocks nothing and lies far from both
 last moves gets up to 3 plies more reduction, and is not searched near the horizon; 1, the default
-since 2026-11-27's twelfth session),
+since 2026-11-27's twelfth session), ``latent`` (the weight of an evaluation term for latent
+threats: each side's count of squares that make an open three, squared; measured level with the
+default at 1 s, docs/search.md, fortieth session; 0, off),
 ``iteration_start`` / ``iteration_end`` (shares of the planned time that start another iteration),
 ``defence_share`` (the share of the hard budget the defence rounds may run to, 0.32),
 ``verify_plan`` / ``verify_cut`` (when the opponent has a VCT: the tree search's planned and
@@ -228,6 +230,7 @@ class FullEngine(SearchEngineBase):
                                                          hist_lmr=self.option("hist_lmr", PvsConfig.hist_lmr, int),
                                                          tt_age=self.option("tt_age", PvsConfig.tt_age, int),
                                                          distract=self.option("distract", PvsConfig.distract, int),
+                                                         latent=self.option("latent", PvsConfig.latent, int),
                                                          width=self.option("width", PvsConfig.width, int),
                                                          max_depth=self.option("max_depth", PvsConfig.max_depth, int),
                                                          sharp_time=self.sharp_time))

@@ -77,7 +77,8 @@ P_CUT_LMR = 17  # plies more off a late move at an expected cut node (0: off)
 P_HIST_LMR = 18  # 1: killers and the history (with a malus for moves that failed to cut) steer reductions
 P_TT_GEN = 19  # this search's generation, 1-63, stored with each entry; 0: no ageing (depth alone keeps an entry)
 P_DISTRACT = 20  # 1: against an open three, our own fours far from both last moves get more reduction (pruned near the horizon)
-P_LEN = 21
+P_LATENT = 21  # weight of the latent-threat term: both sides' squares that make a three, squared (0: off)
+P_LEN = 22
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -264,11 +265,24 @@ def evaluate(b, side, w):
             h = b.vhist[n - 1]
             v = (v + _pattern_sum(h[me], h[op])) // 2
     v += w.eval_tempo[me] + w.eval_threat[me, threat_mask(b, me, op)]
+    lat = w.params[P_LATENT]
+    if lat != 0:
+        v += lat * (_latent(b, me) - _latent(b, op)) // 16
     if v > WIN_BOUND - 1:
         v = WIN_BOUND - 1
     elif v < -(WIN_BOUND - 1):
         v = -(WIN_BOUND - 1)
     return v
+
+
+@njit(cache=True, nogil=True, forceinline=True)
+def _latent(b, me):
+    """The square of the count (up to 10) of side index ``me``'s squares that make an open three:
+    many of them are the seed of a threat sequence, which the pattern sums count only linearly."""
+    n = b.cnt[me, C_THREE] + b.cnt[me, C_THREEP] + b.cnt[me, C_DOUBLE3]
+    if n > 10:
+        n = 10
+    return n * n
 
 
 @njit(cache=True, nogil=True, forceinline=True)

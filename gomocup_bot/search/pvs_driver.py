@@ -76,6 +76,7 @@ class PvsConfig:
     cut_lmr: int = 0  # plies more off a late move at an expected cut node, 0 off (pvs.P_CUT_LMR)
     hist_lmr: int = 0  # 1: killers and the history, with a malus, steer reductions (pvs.P_HIST_LMR)
     tt_age: int = 0  # 1: entries of earlier searches give way in the depth-preferred slot (pvs.P_TT_GEN)
+    latent: int = 0  # weight of the evaluation's latent-threat term, 0 off (pvs.P_LATENT)
     distract: int = 1  # 1: own fours far from both last moves, against an open three, reduced (pvs.P_DISTRACT; docs/search.md)
 
 
@@ -125,6 +126,7 @@ class PvsSearcher:
         p[K.P_CUT_LMR] = self.config.cut_lmr
         p[K.P_HIST_LMR] = self.config.hist_lmr
         p[K.P_DISTRACT] = self.config.distract
+        p[K.P_LATENT] = self.config.latent
         if self.config.tt_age:
             self.generation = self.generation % 63 + 1
             p[K.P_TT_GEN] = self.generation

@@ -14,7 +14,7 @@ import pytest
 
 from gomocup_bot.core import evalfile
 from gomocup_bot.core.board import new_board, play, rebuild_layer, take, to_pos
-from gomocup_bot.core.classes import N_COMBOS
+from gomocup_bot.core.classes import C_DOUBLE3, C_THREE, C_THREEP, N_COMBOS
 from gomocup_bot.core.constants import (
     EMPTY,
     M_HEIGHT,
@@ -139,6 +139,9 @@ def test_search_evaluation_matches_the_formula(rule: int, tmp_path, monkeypatch)
         avg_params = K.default_params()
         avg_params[K.P_EVAL_AVG] = 1
         avg_work = K.new_work(b, K.new_tt(1 << 12), avg_params, np.zeros(1, dtype=np.int32))
+        latent_params = K.default_params()
+        latent_params[K.P_LATENT] = 16
+        latent_work = K.new_work(b, K.new_tt(1 << 12), latent_params, np.zeros(1, dtype=np.int32))
         canon_sums: list[tuple[int, int]] = []  # per position: (black's pattern sum, white's) from scratch
 
         def pattern_sum(me: int, op: int) -> int:
@@ -152,6 +155,14 @@ def test_search_evaluation_matches_the_formula(rule: int, tmp_path, monkeypatch)
                         total += int(mine.v_self[canon[b.combo[me, q]]]) - int(theirs.v_opp[canon[b.combo[op, q]]])
             return total
 
+        def three_makers(colour: int) -> int:
+            """The squares whose class (read square by square, not the board's counts) makes an open three."""
+            pad, stride = int(b.meta[M_PAD]), int(b.meta[M_STRIDE])
+            return sum(1 for y in range(15) for x in range(15)
+                       if b.cells[(y + pad) * stride + x + pad] == EMPTY
+                       and int(b.cls[colour, (y + pad) * stride + x + pad]) in (C_THREE, C_THREEP, C_DOUBLE3))
+
+        latent_seen = 0  # positions where the latent term was not zero (the check must have bitten)
         clamp = lambda v: max(-(K.WIN_BOUND - 1), min(K.WIN_BOUND - 1, v))  # noqa: E731
         for n in range(40):
             side = 1 + n % 2
@@ -164,11 +175,16 @@ def test_search_evaluation_matches_the_formula(rule: int, tmp_path, monkeypatch)
             # averaged: the previous position's sums seen by the same side (the empty board has none)
             prev = canon_sums[-2][me] if n else now
             assert K.evaluate(b, side, avg_work) == clamp((now + prev) // 2 + extra), n
+            # the latent-threat term: weight x (own three-makers² − the opponent's, each up to 10) / 16
+            latent = 16 * (min(10, three_makers(me)) ** 2 - min(10, three_makers(op)) ** 2) // 16
+            assert K.evaluate(b, side, latent_work) == clamp(now + extra + latent), n
+            latent_seen += latent != 0
             while True:
                 x, y = rnd.randrange(3, 12), rnd.randrange(3, 12)
                 if b.cells[to_pos(b, x, y)] == EMPTY:
                     break
             play(b, to_pos(b, x, y), side)
+        assert latent_seen >= 10
     finally:
         monkeypatch.delenv(evalfile.ENV_VAR)
         evaltables._weights.cache_clear()
