@@ -25,7 +25,7 @@ class MinimaxEngine(SearchEngineBase):
         super().__init__(level, **options)
         self.config = PvsConfig(threads=1, width=max(1, self.option("width", 14, int)),
                                 max_depth=max(1, self.option("max_depth", 30, int)), qdepth=0, lmr=False,
-                                eval_avg=0)  # the plain baseline keeps the one-position evaluation
+                                eval_avg=0, counter=0)  # the plain baseline: one-position evaluation, no counter moves
         self.tactics = self.option("tactics", False, bool)
         self._searcher: PvsSearcher | None = None
         self._tt_bytes = 0

@@ -78,7 +78,8 @@ P_HIST_LMR = 18  # 1: killers and the history (with a malus for moves that faile
 P_TT_GEN = 19  # this search's generation, 1-63, stored with each entry; 0: no ageing (depth alone keeps an entry)
 P_DISTRACT = 20  # 1: against an open three, our own fours far from both last moves get more reduction (pruned near the horizon)
 P_LATENT = 21  # weight of the latent-threat term: both sides' squares that make a three, squared (0: off)
-P_LEN = 22
+P_COUNTER = 22  # 1: the quiet move that last refuted the opponent's previous move is tried after the killers
+P_LEN = 23
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -102,7 +103,7 @@ K_LEN = 4
 
 Work = namedtuple("Work", ["tt_key", "tt_data", "killers", "history", "moves", "scores", "counter",
                            "params", "stop", "attack", "defend", "eval_threat", "eval_tempo", "threat", "evals",
-                           "skip", "cut"])
+                           "skip", "cut", "counter_moves", "cmove"])
 
 
 def default_params() -> np.ndarray:
@@ -141,7 +142,8 @@ def new_work(board, tt, params: np.ndarray, stop: np.ndarray) -> Work:
                 np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32), np.zeros(MAX_PLY * MAX_MOVES, dtype=np.int32),
                 np.zeros(K_LEN, dtype=np.int64), params, stop, attack, defend, threat, tempo,
                 T.new_work(board, stop, 1 << 14), np.zeros(MAX_PLY + 2, dtype=np.int64),
-                np.full(MAX_PLY + 2, -1, dtype=np.int64), np.zeros(MAX_PLY + 2, dtype=np.int64))
+                np.full(MAX_PLY + 2, -1, dtype=np.int64), np.zeros(MAX_PLY + 2, dtype=np.int64),
+                np.full(2 * size, -1, dtype=np.int32), np.full(MAX_PLY + 2, -1, dtype=np.int64))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -352,6 +354,8 @@ def gen_moves(b, side, w, ply, mode, tt_move):
                 sc = 1 << 28
             elif q == w.killers[2 * ply] or q == w.killers[2 * ply + 1]:
                 sc += 1 << 20
+            elif mode == 0 and q == w.cmove[ply]:
+                sc += 1 << 19
             w.moves[base0 + n] = q
             w.scores[base0 + n] = sc
             n += 1
@@ -565,6 +569,8 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
                 v = WIN - ply - tw.counter[1] - 1
                 tt_store(w, key, _to_tt(v, ply), depth, FLAG_LOWER, tw.line[0])
                 return v
+        if w.params[P_COUNTER] != 0:
+            w.cmove[ply] = w.counter_moves[me * (w.counter_moves.shape[0] // 2) + last] if last >= 0 else -1
         n = gen_moves(b, side, w, ply, 0, tmove)
         mode = 0
         if n == 0:
@@ -663,6 +669,8 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
                             w.killers[2 * ply] = q
                         hoff = me * (w.history.shape[0] // 2)
                         w.history[hoff + q] += depth * depth
+                        if w.params[P_COUNTER] != 0 and last >= 0:
+                            w.counter_moves[hoff + last] = q
                         if w.params[P_HIST_LMR] != 0:
                             # a malus for the quiet moves tried before it that did not cut
                             for j in range(i):

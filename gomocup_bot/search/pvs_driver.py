@@ -77,6 +77,7 @@ class PvsConfig:
     hist_lmr: int = 0  # 1: killers and the history, with a malus, steer reductions (pvs.P_HIST_LMR)
     tt_age: int = 0  # 1: entries of earlier searches give way in the depth-preferred slot (pvs.P_TT_GEN)
     latent: int = 0  # weight of the evaluation's latent-threat term, 0 off (pvs.P_LATENT)
+    counter: int = 1  # 1: the counter-move heuristic orders quiet moves after the killers (pvs.P_COUNTER; docs/search.md)
     distract: int = 1  # 1: own fours far from both last moves, against an open three, reduced (pvs.P_DISTRACT; docs/search.md)
 
 
@@ -127,6 +128,7 @@ class PvsSearcher:
         p[K.P_HIST_LMR] = self.config.hist_lmr
         p[K.P_DISTRACT] = self.config.distract
         p[K.P_LATENT] = self.config.latent
+        p[K.P_COUNTER] = self.config.counter
         if self.config.tt_age:
             self.generation = self.generation % 63 + 1
             p[K.P_TT_GEN] = self.generation
