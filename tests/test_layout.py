@@ -32,6 +32,7 @@ UNITS = (
     "tournament",
     "gomocup_bot.core",
     "gomocup_bot.engine",
+    "gomocup_bot.neteval",
     "gomocup_bot.search",
     "gomocup_bot.engines",
     "gomocup_bot.brain",
@@ -49,9 +50,12 @@ ALLOWED: dict[str, frozenset[str]] = {
     "gomocup_bot": frozenset(),
     "gomocup_bot.core": frozenset(),  # the numba kernels: nothing above them (not even engine -> protocol)
     "gomocup_bot.engine": frozenset({"protocol"}),  # the contract (Position holds protocol Rules)
-    "gomocup_bot.search": frozenset({"gomocup_bot.core", "gomocup_bot.engine"}),
-    "gomocup_bot.engines": frozenset({"gomocup_bot.core", "gomocup_bot.engine", "gomocup_bot.search", "protocol"}),
-    "gomocup_bot.brain": frozenset({"gomocup_bot", "gomocup_bot.core", "gomocup_bot.engine", "gomocup_bot.engines", "protocol"}),
+    "gomocup_bot.neteval": frozenset({"gomocup_bot.core"}),  # the network evaluation: kernels beside the board
+    "gomocup_bot.search": frozenset({"gomocup_bot.core", "gomocup_bot.engine", "gomocup_bot.neteval"}),
+    "gomocup_bot.engines": frozenset({"gomocup_bot.core", "gomocup_bot.engine", "gomocup_bot.neteval", "gomocup_bot.search",
+                                      "protocol"}),
+    "gomocup_bot.brain": frozenset({"gomocup_bot", "gomocup_bot.core", "gomocup_bot.engine", "gomocup_bot.engines",
+                                    "gomocup_bot.neteval", "protocol"}),
     "gomocup_bot.net": frozenset(
         {"gomocup_bot", "gomocup_bot.brain", "gomocup_bot.core", "gomocup_bot.engine", "gomocup_bot.engines", "protocol"}
     ),
@@ -59,10 +63,11 @@ ALLOWED: dict[str, frozenset[str]] = {
         {"gomocup_bot.core", "gomocup_bot.engine", "gomocup_bot.engines", "gomocup_bot.search", "protocol"}
     ),
     "gomocup_bot.training": frozenset(
-        {"gomocup_bot", "gomocup_bot.core", "gomocup_bot.engine", "gomocup_bot.engines", "gomocup_bot.search", "protocol"}
+        {"gomocup_bot", "gomocup_bot.core", "gomocup_bot.engine", "gomocup_bot.engines", "gomocup_bot.neteval",
+         "gomocup_bot.search", "protocol"}
     ),
-    "gomocup_bot.warmup": frozenset({"gomocup_bot.core", "gomocup_bot.search"}),  # above both kernel packages
-    "gomocup_bot.bench": frozenset({"gomocup_bot.core", "gomocup_bot.search"}),  # likewise
+    "gomocup_bot.warmup": frozenset({"gomocup_bot.core", "gomocup_bot.neteval", "gomocup_bot.search"}),  # above the kernel packages
+    "gomocup_bot.bench": frozenset({"gomocup_bot.core", "gomocup_bot.neteval", "gomocup_bot.search"}),  # likewise
     "gomocup_bot.cli": frozenset(set(UNITS) - {"tournament"}),  # the top: dispatches to every subcommand
     "gomocup_bot.__main__": frozenset({"gomocup_bot.cli"}),
     "tournament": frozenset({"protocol"}),  # our engines only as `builtin:` command lines, plus:
@@ -78,7 +83,7 @@ TOURNAMENT_EXCEPTIONS = frozenset(
 )
 # what `gomocup_bot/` holds at its top level: everything else lives in a package
 TOP_LEVEL = {"__init__.py", "__main__.py", "cli.py", "engine.py", "warmup.py", "bench.py"}
-PACKAGES = {"brain", "core", "engines", "experiments", "net", "search", "training"}
+PACKAGES = {"brain", "core", "engines", "experiments", "net", "neteval", "search", "training"}
 
 DYNAMIC_CALLS = {"import_module", "find_spec", "__import__"}
 DOTTED = re.compile(r"(?<![/\w.])(?:gomocup_bot|protocol|tournament)(?:\.[A-Za-z_]\w*)+(?![\w/-])")

@@ -1,0 +1,252 @@
+"""The net's numba kernels: accumulators kept beside a board, updated on a move and its take-back.
+
+Per side to move (a *view*: black's or white's; the board's keys hold both colours' window
+numbers, `core.board`) and per square q, ``acc[view, q]`` is the sum over q's four lines of the
+codebook row its window indexes (int32, exact). The board's windows hold five cells on each side;
+the net's hold four (`window_of`: 3**8 rows, a codebook that stays in the core's cache; the fifth
+cell decides overlines and a few long shapes, which the threat classes and the mask tell). The square's features are ``clip(acc, 0, S)``
+(S = the file's ``act_scale`` stands for 1.0); ``pool[view]`` is the sum over the empty squares
+of their features minus those of a square with no stone on its lines (``act0``), so a square far
+from every stone adds nothing and the pool does not grow with the board. The value head reads
+``(pool - base) / (S · pool_norm)``, ``base`` being the pool of the empty board of this size
+(the walls' share), and the threat mask's eleven bits.
+
+A move changes the net's windows of at most 4 × 8 squares; `net_play` (called after
+`core.board.play`) adds each one's new codebook row and takes off the old one, and updates the
+pool by the change of its clipped features; `net_take` (after `core.board.take`) takes the rows
+back and restores the pool from ``hist`` (the pool before each move). Occupied squares are not
+updated: with strictly last-in-first-out play and take-back their sums are exact again when their
+stone is taken back, as the board's own pattern layer does it.
+
+The kernels compile without reference counting (``_nrt=False``) like the search's, so they take
+every array they write from the state and allocate nothing.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from gomocup_bot.core.board import new_board
+from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_NMOVES, M_PAD, M_RULE, M_SIZE, M_STRIDE, M_WIDTH, TABLE_MAX_K
+
+from .weights import MASK_BITS, N_WINDOWS, WINDOW_HALF, NetWeights, RuleNet
+
+assert WINDOW_HALF == 4 and TABLE_MAX_K == 5  # `window_of` cuts the board's fifth cells off
+
+NetState = namedtuple("NetState", ["cb", "sel", "acc", "pool", "hist", "base", "act0", "w1", "b1", "w2", "b2",
+                                   "wp", "bp", "x", "conf"])
+
+
+@njit(cache=True, nogil=True, forceinline=True, _nrt=False)
+def window_of(half):
+    """The net's window number from one colour's half of a board key (ten cells, digit j the
+    cell at offset j - 5, or j - 4 past the square): the middle eight digits."""
+    return (half // 3) % N_WINDOWS
+
+# conf: the file's scales as float64 (numba freezes module globals, the state carries them)
+C_ACT = 0  # act_scale: the integer standing for 1.0
+C_INV = 1  # 1 / (act_scale * pool_norm): pool units to the head's input
+C_SCALE = 2  # evaluation units a logit
+C_LEN = 3
+
+
+def dummy_state() -> NetState:
+    """A state of the same numba type as a real one, for searches that use the tables (one type,
+    so no kernel compiles twice)."""
+    z32 = np.zeros((1, 1), dtype=np.float32)
+    return NetState(np.zeros((1, 1, 1), dtype=np.int16), np.zeros(2, dtype=np.int64),
+                    np.zeros((2, 1, 1), dtype=np.int32), np.zeros((2, 1), dtype=np.int32),
+                    np.zeros((1, 2, 1), dtype=np.int32), np.zeros((2, 1), dtype=np.int32),
+                    np.zeros((2, 1), dtype=np.int32), np.zeros((2, 1, 1), dtype=np.float32), z32, z32,
+                    np.zeros(1, dtype=np.float32), z32, np.zeros(1, dtype=np.float32),
+                    np.zeros(1 + MASK_BITS, dtype=np.float32), np.zeros(C_LEN, dtype=np.float64))
+
+
+def new_state(board, weights: NetWeights, net: RuleNet) -> NetState:
+    """A state for ``board`` (k = 5, a table board) with one rule's ``net``, refreshed from the
+    board's keys. The pool base is the empty board's of the same size."""
+    feature = weights.feature
+    size = int(board.meta[M_SIZE])
+    rows = int(board.meta[M_WIDTH]) * int(board.meta[M_HEIGHT]) + 1
+    conf = np.zeros(C_LEN, dtype=np.float64)
+    conf[C_ACT] = weights.act_scale
+    conf[C_INV] = 1.0 / (weights.act_scale * weights.pool_norm)
+    conf[C_SCALE] = weights.scale
+    cb = np.ascontiguousarray(net.codebook, dtype=np.int16)
+    sel = np.asarray(net.cbsel, dtype=np.int64)
+    act0 = np.zeros((2, feature), dtype=np.int32)
+    for view in range(2):
+        act0[view] = np.clip(4 * cb[sel[view], 0].astype(np.int32), 0, weights.act_scale)
+    f32 = np.float32
+    st = NetState(cb, sel, np.zeros((2, size, feature), dtype=np.int32), np.zeros((2, feature), dtype=np.int32),
+                  np.zeros((rows, 2, feature), dtype=np.int32), np.zeros((2, feature), dtype=np.int32), act0,
+                  np.ascontiguousarray(net.w1, dtype=f32), np.ascontiguousarray(net.b1, dtype=f32),
+                  np.ascontiguousarray(net.w2, dtype=f32), np.ascontiguousarray(net.b2, dtype=f32),
+                  np.ascontiguousarray(net.wp, dtype=f32), np.ascontiguousarray(net.bp, dtype=f32),
+                  np.zeros(feature + MASK_BITS, dtype=f32), conf)
+    shape = (id(net), int(board.meta[M_WIDTH]), int(board.meta[M_HEIGHT]), int(board.meta[M_RULE]))
+    base = _BASES.get(shape)
+    if base is None:
+        refresh(st, new_board(shape[1], shape[2], 5, shape[3]))
+        base = _BASES[shape] = st.pool.copy()
+    st.base[:, :] = base
+    refresh(st, board)
+    return st
+
+
+_BASES: dict[tuple[int, int, int, int], np.ndarray] = {}  # the empty board's pool by (net, width, height, rule)
+
+
+@njit(cache=True, nogil=True)
+def refresh(n, b):
+    """Every square's sums and the pool from the board's keys, from scratch (a search's start)."""
+    feature = n.acc.shape[2]
+    s_act = np.int32(n.conf[C_ACT])
+    n.pool[:, :] = 0
+    w = b.meta[M_WIDTH]
+    for y in range(b.meta[M_HEIGHT]):
+        base = (y + b.meta[M_PAD]) * b.meta[M_STRIDE] + b.meta[M_PAD]
+        for q in range(base, base + w):
+            for view in range(2):
+                c = n.sel[view]
+                for f in range(feature):
+                    n.acc[view, q, f] = 0
+                for d in range(4):
+                    key = b.keys[d, q]
+                    half = (key & 0xFFFFFFFF) if view == 0 else (key >> 32)
+                    row = window_of(half)
+                    for f in range(feature):
+                        n.acc[view, q, f] += n.cb[c, row, f]
+                if b.cells[q] == EMPTY:
+                    for f in range(feature):
+                        a = min(max(n.acc[view, q, f], 0), s_act)
+                        n.pool[view, f] += a - n.act0[view, f]
+
+
+@njit(cache=True, nogil=True, forceinline=True, _nrt=False)
+def _shift(n, q, key, delta, sign, s_act, track):
+    """Square q's window on one line went from ``key - delta`` to ``key`` (``sign`` 1) or back
+    (``sign`` -1: from ``key + delta`` to ``key``); ``track``: keep the pool in step."""
+    feature = n.acc.shape[2]
+    uq = np.uint64(q)
+    for view in range(2):
+        c = np.uint64(n.sel[view])
+        if view == 0:
+            h = key & 0xFFFFFFFF
+            d = delta & 0xFFFFFFFF
+        else:
+            h = key >> 32
+            d = delta >> 32
+        new = np.uint64(window_of(h))
+        old = np.uint64(window_of(h - sign * d))
+        acc = n.acc[view, uq]
+        cnew = n.cb[c, new]
+        cold = n.cb[c, old]
+        if track:
+            pool = n.pool[view]
+            for f in range(feature):
+                before = acc[f]
+                after = before + (np.int32(cnew[f]) - np.int32(cold[f]))
+                acc[f] = after
+                pool[f] += (min(max(after, np.int32(0)), s_act) - min(max(before, np.int32(0)), s_act))
+        else:
+            for f in range(feature):
+                acc[f] += np.int32(cnew[f]) - np.int32(cold[f])
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def net_play(n, b, p, colour):
+    """After `core.board.play(b, p, colour)`: the sums of the squares whose windows the stone
+    changed, the pool (p leaves it), and the pool as it was kept in ``hist`` for `net_take`."""
+    feature = n.acc.shape[2]
+    s_act = np.int32(n.conf[C_ACT])
+    m = np.uint64(b.meta[M_NMOVES] - 1)
+    up = np.uint64(p)
+    for view in range(2):
+        for f in range(feature):
+            n.hist[m, view, f] = n.pool[view, f]
+            n.pool[view, f] -= min(max(n.acc[view, up, f], 0), s_act) - n.act0[view, f]
+    ci = colour - 1
+    kd = b.kdelta
+    cells = b.cells
+    for d in range(4):
+        s = b.dirs[d]
+        keys = b.keys[d]
+        for i in range(1, WINDOW_HALF + 1):  # the squares 5 away keep their net window
+            q = p - i * s  # p is i steps after q
+            if cells[np.uint64(q)] == EMPTY:
+                _shift(n, q, keys[np.uint64(q)], kd[ci, TABLE_MAX_K - 1 + i], np.int64(1), s_act, True)
+            q = p + i * s
+            if cells[np.uint64(q)] == EMPTY:
+                _shift(n, q, keys[np.uint64(q)], kd[ci, TABLE_MAX_K - i], np.int64(1), s_act, True)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def net_take(n, b, p, colour):
+    """After `core.board.take(b)` freed p (a ``colour`` stone): the sums back, the pool from ``hist``."""
+    feature = n.acc.shape[2]
+    s_act = np.int32(n.conf[C_ACT])
+    m = np.uint64(b.meta[M_NMOVES])
+    for view in range(2):
+        for f in range(feature):
+            n.pool[view, f] = n.hist[m, view, f]
+    ci = colour - 1
+    kd = b.kdelta
+    cells = b.cells
+    for d in range(4):
+        s = b.dirs[d]
+        keys = b.keys[d]
+        for i in range(1, WINDOW_HALF + 1):
+            q = p - i * s
+            if cells[np.uint64(q)] == EMPTY:
+                _shift(n, q, keys[np.uint64(q)], kd[ci, TABLE_MAX_K - 1 + i], np.int64(-1), s_act, False)
+            q = p + i * s
+            if cells[np.uint64(q)] == EMPTY:
+                _shift(n, q, keys[np.uint64(q)], kd[ci, TABLE_MAX_K - i], np.int64(-1), s_act, False)
+
+
+@njit(cache=True, nogil=True, fastmath=True, _nrt=False)
+def net_logit(n, view, mask):
+    """The value head for side ``view`` (0 black, 1 white) to move, as a logit of its winning.
+    The mask's bits go into the input vector after the pool, so each hidden unit is one dot
+    product the compiler vectorises (with the bits tested one by one it took twice as long)."""
+    feature = n.acc.shape[2]
+    x = n.x
+    inv = np.float32(n.conf[C_INV])
+    for f in range(feature):
+        x[f] = np.float32(n.pool[view, f] - n.base[view, f]) * inv
+    for t in range(MASK_BITS):
+        x[feature + t] = np.float32((mask >> t) & 1)
+    width = x.shape[0]
+    w1 = n.w1[view]
+    out = np.float32(n.b2[view])
+    for j in range(w1.shape[0]):
+        row = w1[j]
+        s = n.b1[view, j]
+        for f in range(width):
+            s += row[f] * x[f]
+        if s > 0:
+            out += n.w2[view, j] * s
+    return out
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def net_value(n, view, mask):
+    """The value head in evaluation units (the search's scale), rounded."""
+    return np.int64(np.round(net_logit(n, view, mask) * n.conf[C_SCALE]))
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def net_policy(n, view, q):
+    """The policy head's score (a logit) of empty square q for side ``view`` to move."""
+    feature = n.acc.shape[2]
+    s_act = np.int32(n.conf[C_ACT])
+    inv = np.float32(1.0 / n.conf[C_ACT])
+    s = n.bp[view]
+    acc = n.acc[view, np.uint64(q)]
+    wp = n.wp[view]
+    for f in range(feature):
+        s += wp[f] * (np.float32(min(max(acc[f], 0), s_act)) * inv)
+    return s

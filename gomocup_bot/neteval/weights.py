@@ -1,0 +1,207 @@
+"""The network weights file (``net.gbn``): its format, the checks that refuse a bad one, loading.
+
+The check half is free of numpy (the brain checks the file before its heavy imports, as it does
+the table file, `core.evalfile`); `load` turns a checked file into numpy arrays.
+
+Format (little-endian): the magic ``GBNET1\\n``, a uint32 length and that many bytes of JSON
+header, the body, and a CRC-32 of everything before it. The header holds ``version``, the
+shapes (``feature`` F, ``hidden`` H, ``windows`` = 3**8: four cells each side, ``mask_bits`` = 11), the fixed-point
+scales (``act_scale``: the integer that stands for 1.0 in the codebook and the clipped features;
+``pool_norm``: the pooled sum is divided by it and by ``act_scale`` before the head), ``scale``
+(evaluation units a logit), ``rules``: ``[{"name", "codebooks"}]`` in body order, and free-form
+training ``notes``. Per rule the body holds ``cbsel`` int8[2] (which codebook the black and the
+white side to move read: the same one where the rule treats the colours alike), ``codebook``
+int16[codebooks, windows, F], and per side to move float32 ``w1[2, H, F + 11]``, ``b1[2, H]``,
+``w2[2, H]``, ``b2[2]`` (the value head) and ``wp[2, F]``, ``bp[2]`` (the policy head).
+"""
+from __future__ import annotations
+
+import json
+import os
+import struct
+import zlib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from gomocup_bot.core.evalfile import EvalWeightsError
+
+MAGIC = b"GBNET1\n"
+VERSION = 1
+WINDOW_HALF = 4  # cells on each side of a square that its window holds (the board keeps 5: `window_of` cuts)
+N_WINDOWS = 3 ** (2 * WINDOW_HALF)
+MASK_BITS = 11  # the threat mask (search.pvs.threat_mask) the value head also reads
+RULE_NAMES = ("freestyle", "standard", "renju")
+DEFAULT_FILE = "net.gbn"  # in gomocup_bot/neteval/data/
+ENV_VAR = "GOMOCUP_BOT_NET"  # a weights file to use instead of the package's (trials, tests)
+
+
+class NetWeightsError(EvalWeightsError):
+    """The network weights file is missing, truncated, corrupt or of another version (an
+    evaluation weights error: the brain refuses to play without either file, not guesses)."""
+
+
+@dataclass
+class RuleNet:
+    """One rule's net as numpy arrays (shapes as the module docstring says)."""
+
+    cbsel: "object"
+    codebook: "object"
+    w1: "object"
+    b1: "object"
+    w2: "object"
+    b2: "object"
+    wp: "object"
+    bp: "object"
+
+
+@dataclass
+class NetWeights:
+    feature: int
+    hidden: int
+    act_scale: int
+    pool_norm: float
+    scale: float
+    rules: dict[str, RuleNet] = field(default_factory=dict)
+    notes: dict = field(default_factory=dict)
+
+
+def _array_specs(feature: int, hidden: int, codebooks: int) -> list[tuple[str, str, tuple[int, ...]]]:
+    """(field, dtype, shape) of one rule's arrays in body order."""
+    return [
+        ("cbsel", "<i1", (2,)),
+        ("codebook", "<i2", (codebooks, N_WINDOWS, feature)),
+        ("w1", "<f4", (2, hidden, feature + MASK_BITS)),
+        ("b1", "<f4", (2, hidden)),
+        ("w2", "<f4", (2, hidden)),
+        ("b2", "<f4", (2,)),
+        ("wp", "<f4", (2, feature)),
+        ("bp", "<f4", (2,)),
+    ]
+
+
+def _nbytes(dtype: str, shape: tuple[int, ...]) -> int:
+    n = int(dtype[2:])
+    for s in shape:
+        n *= s
+    return n
+
+
+def read_bytes(path: str | Path | None = None) -> tuple[bytes, str]:
+    """(the file's bytes, a name for messages): ``path``, else $GOMOCUP_BOT_NET, else the package's."""
+    if path is None:
+        path = os.environ.get(ENV_VAR) or None
+    if path is None:
+        where = f"gomocup_bot/neteval/data/{DEFAULT_FILE}"
+        try:
+            return resources.files("gomocup_bot.neteval").joinpath("data", DEFAULT_FILE).read_bytes(), where
+        except OSError:
+            raise NetWeightsError(f"{where}: the network weights are missing: reinstall the package "
+                                  f"(or train them: gomocup-bot train-net)") from None
+    try:
+        return Path(path).read_bytes(), str(path)
+    except OSError as exc:
+        raise NetWeightsError(f"{path}: cannot read the network weights ({exc.strerror})") from None
+
+
+def check(data: bytes, where: str = "weights") -> tuple[dict, int]:
+    """(the header, the body's offset) of a sound file; raises `NetWeightsError` saying what is wrong."""
+    if len(data) < len(MAGIC) + 8 or not data.startswith(MAGIC):
+        raise NetWeightsError(f"{where}: not a network weights file (bad magic)")
+    body, crc = data[:-4], struct.unpack("<I", data[-4:])[0]
+    if zlib.crc32(body) != crc:
+        raise NetWeightsError(f"{where}: corrupt (checksum mismatch): reinstall the package or retrain")
+    (n,) = struct.unpack_from("<I", body, len(MAGIC))
+    start = len(MAGIC) + 4
+    try:
+        header = json.loads(body[start:start + n])
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise NetWeightsError(f"{where}: unreadable header ({exc})") from None
+    if not isinstance(header, dict) or header.get("version") != VERSION:
+        got = header.get("version") if isinstance(header, dict) else "?"
+        raise NetWeightsError(f"{where}: not version {VERSION} (the file says {got})")
+    try:
+        feature, hidden = int(header["feature"]), int(header["hidden"])
+        rules = [(str(r["name"]), int(r["codebooks"])) for r in header["rules"]]
+        if header["windows"] != N_WINDOWS or header["mask_bits"] != MASK_BITS:
+            raise ValueError("window or mask size")
+        if int(header["act_scale"]) <= 0 or float(header["pool_norm"]) <= 0 or float(header["scale"]) <= 0:
+            raise ValueError("scales")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise NetWeightsError(f"{where}: the header lacks or garbles its shapes ({exc})") from None
+    if not 1 <= feature <= 256 or not 1 <= hidden <= 256 or not rules:
+        raise NetWeightsError(f"{where}: implausible shapes (feature {feature}, hidden {hidden}, {len(rules)} rules)")
+    for name, cbs in rules:
+        if name not in RULE_NAMES or cbs not in (1, 2):
+            raise NetWeightsError(f"{where}: unknown rule {name!r} or {cbs} codebooks")
+    expected = sum(_nbytes(d, s) for _, cbs in rules for _, d, s in _array_specs(feature, hidden, cbs))
+    if len(body) - (start + n) != expected:
+        raise NetWeightsError(f"{where}: truncated or padded body ({len(body) - start - n} bytes, "
+                              f"{expected} expected)")
+    return header, start + n
+
+
+def verify(path: str | Path | None = None) -> str | None:
+    """Why the network weights (at ``path``, or the package's) cannot be used, or None when they can."""
+    try:
+        check(*read_bytes(path))
+    except NetWeightsError as exc:
+        return str(exc)
+    return None
+
+
+def load(path: str | Path | None = None) -> NetWeights:
+    """The checked file as numpy arrays (raises `NetWeightsError`)."""
+    import numpy as np
+
+    data, where = read_bytes(path)
+    header, off = check(data, where)
+    feature, hidden = int(header["feature"]), int(header["hidden"])
+    out = NetWeights(feature, hidden, int(header["act_scale"]), float(header["pool_norm"]), float(header["scale"]),
+                     notes=header.get("notes", {}))
+    for r in header["rules"]:
+        arrays = {}
+        for name, dtype, shape in _array_specs(feature, hidden, int(r["codebooks"])):
+            nb = _nbytes(dtype, shape)
+            arrays[name] = np.frombuffer(data, dtype=dtype, count=nb // int(dtype[2:]), offset=off).reshape(shape)
+            off += nb
+        net = RuleNet(**arrays)
+        if not all(0 <= int(c) < int(r["codebooks"]) for c in net.cbsel):
+            raise NetWeightsError(f"{where}: rule {r['name']} selects a codebook it does not have")
+        out.rules[str(r["name"])] = net
+    return out
+
+
+def dumps(weights: NetWeights) -> bytes:
+    """The file's bytes for ``weights`` (arrays converted to the file's types; shapes checked)."""
+    import numpy as np
+
+    rules = []
+    parts: list[bytes] = []
+    for name in RULE_NAMES:
+        net = weights.rules.get(name)
+        if net is None:
+            continue
+        cbs = int(np.asarray(net.codebook).shape[0])
+        rules.append({"name": name, "codebooks": cbs})
+        for fld, dtype, shape in _array_specs(weights.feature, weights.hidden, cbs):
+            a = np.asarray(getattr(net, fld))
+            if a.shape != shape:
+                raise ValueError(f"rule {name}: {fld} has shape {a.shape}, expected {shape}")
+            if dtype == "<i2":
+                a = np.clip(np.round(a), -32767, 32767)
+            parts.append(np.ascontiguousarray(a.astype(dtype)).tobytes())
+    header = json.dumps({"version": VERSION, "feature": weights.feature, "hidden": weights.hidden,
+                         "windows": N_WINDOWS, "mask_bits": MASK_BITS, "act_scale": weights.act_scale,
+                         "pool_norm": weights.pool_norm, "scale": weights.scale, "rules": rules,
+                         "notes": weights.notes}, sort_keys=True).encode()
+    body = b"".join([MAGIC, struct.pack("<I", len(header)), header] + parts)
+    return body + struct.pack("<I", zlib.crc32(body))
+
+
+def save(weights: NetWeights, path: str | Path) -> None:
+    """Write ``weights`` to ``path`` (through a temporary file: a crash leaves the old file whole)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(dumps(weights))
+    os.replace(tmp, path)

@@ -1,0 +1,112 @@
+"""The kernels' incremental sums and outputs against the plain-numpy net computed from the cells."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gomocup_bot.core.board import new_board, play, take, to_pos, block
+from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_WIDTH, RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
+from gomocup_bot.neteval import reference as R
+from gomocup_bot.neteval.state import net_logit, net_play, net_policy, net_take, new_state
+
+RULES = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU}
+
+
+def _cells(b) -> np.ndarray:
+    w, h = int(b.meta[M_WIDTH]), int(b.meta[M_HEIGHT])
+    out = np.zeros((h, w), dtype=np.int64)
+    for y in range(h):
+        for x in range(w):
+            out[y, x] = b.cells[to_pos(b, x, y)]
+    return out
+
+
+def _check(st, b, weights, net) -> None:
+    cells = _cells(b)
+    h, w = cells.shape
+    for view in range(2):
+        ref = R.sums(net, cells, view)
+        for y in range(h):
+            for x in range(w):
+                if cells[y, x] == EMPTY:
+                    assert np.array_equal(st.acc[view, to_pos(b, x, y)], ref[y, x]), (view, x, y)
+        base = R.pool(weights, net, np.zeros_like(cells), view)
+        assert np.array_equal(st.base[view], base)
+        assert np.array_equal(st.pool[view], R.pool(weights, net, cells, view)), view
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+@pytest.mark.parametrize("size", [(15, 15), (7, 5), (20, 20), (32, 9)])
+def test_incremental_sums_equal_a_computation_from_the_cells(rule, size):
+    weights = R.random_weights(feature=8, hidden=4, seed=hash((rule, size)) % 1000, rules=(rule,))
+    net = weights.rules[rule]
+    rng = np.random.default_rng(7)
+    w, h = size
+    b = new_board(w, h, 5, RULES[rule])
+    st = new_state(b, weights, net)
+    _check(st, b, weights, net)
+    played = []
+    side = 1
+    for step in range(60):
+        empties = [(x, y) for y in range(h) for x in range(w) if b.cells[to_pos(b, x, y)] == EMPTY]
+        if played and (rng.random() < 0.35 or not empties):
+            p, colour = played.pop()
+            assert take(b) == p
+            net_take(st, b, p, colour)
+            side = colour
+        elif empties:
+            x, y = empties[rng.integers(len(empties))]
+            p = to_pos(b, x, y)
+            play(b, p, side)
+            net_play(st, b, p, side)
+            played.append((p, side))
+            side = 3 - side
+        if step % 7 == 0:
+            _check(st, b, weights, net)
+    _check(st, b, weights, net)
+    while played:
+        p, colour = played.pop()
+        take(b)
+        net_take(st, b, p, colour)
+    _check(st, b, weights, net)
+
+
+def test_a_blocked_square_is_a_wall_for_the_net():
+    weights = R.random_weights(feature=6, hidden=4, seed=3)
+    net = weights.rules["freestyle"]
+    b = new_board(12, 12, 5, RULE_FREESTYLE)
+    block(b, to_pos(b, 5, 5))
+    play(b, to_pos(b, 6, 5), 1)
+    st = new_state(b, weights, net)
+    _check(st, b, weights, net)
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_the_heads_equal_the_numpy_reference(rule):
+    weights = R.random_weights(feature=16, hidden=12, seed=11, rules=(rule,))
+    net = weights.rules[rule]
+    rng = np.random.default_rng(5)
+    for trial in range(6):
+        b = new_board(15, 15, 5, RULES[rule])
+        st = new_state(b, weights, net)
+        side = 1
+        for _ in range(rng.integers(3, 40)):
+            while True:
+                x, y = rng.integers(15, size=2)
+                p = to_pos(b, x, y)
+                if b.cells[p] == EMPTY:
+                    break
+            play(b, p, side)
+            net_play(st, b, p, side)
+            side = 3 - side
+        cells = _cells(b)
+        for view in range(2):
+            mask = int(rng.integers(0, 1 << 11))
+            got = float(net_logit(st, view, mask))
+            want = R.logit(weights, net, cells, view, mask)
+            assert got == pytest.approx(want, rel=1e-4, abs=1e-4)
+            pol = R.policy(weights, net, cells, view)
+            for y in range(15):
+                for x in range(15):
+                    if cells[y, x] == EMPTY:
+                        assert float(net_policy(st, view, to_pos(b, x, y))) == pytest.approx(pol[y, x], rel=1e-4, abs=1e-4)

@@ -1,0 +1,62 @@
+"""The network weights file: a round trip keeps every array, and each kind of damage is refused
+with a message that says what is wrong."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gomocup_bot.neteval import reference as R
+from gomocup_bot.neteval import weights as W
+
+
+def _write(tmp_path, w=None):
+    w = w or R.random_weights(feature=8, hidden=6, seed=2, rules=("freestyle", "standard", "renju"))
+    path = tmp_path / "n.gbn"
+    W.save(w, path)
+    return w, path
+
+
+def test_round_trip_keeps_every_array(tmp_path):
+    w, path = _write(tmp_path)
+    back = W.load(path)
+    assert (back.feature, back.hidden, back.act_scale, back.pool_norm, back.scale) == (8, 6, 256, 16.0, 250.0)
+    assert set(back.rules) == {"freestyle", "standard", "renju"}
+    for name, net in w.rules.items():
+        for field in ("cbsel", "codebook", "w1", "b1", "w2", "b2", "wp", "bp"):
+            assert np.array_equal(np.asarray(getattr(back.rules[name], field)), np.asarray(getattr(net, field))), (name, field)
+    assert back.rules["renju"].codebook.shape[0] == 2 and list(back.rules["renju"].cbsel) == [0, 1]
+    assert back.notes == {"random": 2}
+    assert W.verify(path) is None
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda b: b[:-10], "checksum"),
+    (lambda b: b[:100] + bytes([b[100] ^ 1]) + b[101:], "checksum"),
+    (lambda b: b"GBEVAL1\n" + b[7:], "bad magic"),
+    (lambda b: b"", "bad magic"),
+])
+def test_a_damaged_file_is_refused_with_the_reason(tmp_path, damage, message):
+    _, path = _write(tmp_path)
+    path.write_bytes(damage(path.read_bytes()))
+    with pytest.raises(W.NetWeightsError, match=message):
+        W.load(path)
+    assert message in W.verify(path)
+
+
+def test_a_missing_file_and_another_version_say_so(tmp_path, monkeypatch):
+    assert "cannot read" in W.verify(tmp_path / "nothing.gbn")
+    monkeypatch.setenv(W.ENV_VAR, str(tmp_path / "nothing.gbn"))
+    with pytest.raises(W.NetWeightsError, match="cannot read"):
+        W.load()
+    monkeypatch.setattr(W, "VERSION", W.VERSION + 1)
+    w, path = _write(tmp_path)
+    monkeypatch.setattr(W, "VERSION", W.VERSION - 1)
+    with pytest.raises(W.NetWeightsError, match="not version"):
+        W.load(path)
+
+
+def test_wrong_shapes_are_refused_when_written(tmp_path):
+    w = R.random_weights(feature=8, hidden=6, seed=2)
+    w.rules["freestyle"].wp = np.zeros((2, 7), dtype=np.float32)
+    with pytest.raises(ValueError, match="wp"):
+        W.save(w, tmp_path / "bad.gbn")
