@@ -174,6 +174,8 @@ class FullEngine(SearchEngineBase):
     def prepare(self) -> None:
         # the root checks are warmed with the PVS ("pvs"), which the MCTS backend runs them for too
         self.warm_parts = ("pvs",) if self.backend == "ab" else ("pvs", "mcts")
+        if self.backend == "ab" and self.option("net", PvsConfig.net, int):
+            self.warm_parts += ("pvs-net",)
         if self.backend == "mcts" and self.threads > 1 and self.mcts_config.parallel == "tree":
             self.warm_parts += ("mcts-shared",)
         if self.tss == "pn":
@@ -233,6 +235,7 @@ class FullEngine(SearchEngineBase):
                                                          tt_age=self.option("tt_age", PvsConfig.tt_age, int),
                                                          distract=self.option("distract", PvsConfig.distract, int),
                                                          latent=self.option("latent", PvsConfig.latent, int),
+                                                         net=self.option("net", PvsConfig.net, int),
                                                          counter=self.option("counter", PvsConfig.counter, int),
                                                          width=self.option("width", PvsConfig.width, int),
                                                          max_depth=self.option("max_depth", PvsConfig.max_depth, int),

@@ -43,11 +43,12 @@ def midgame_boards():
     return out
 
 
-def _warm_searcher(boards):
-    """A one-thread PVS with its kernels loaded (a depth-2 search), so that no timing pays the JIT."""
+def _warm_searcher(boards, net: int = 0):
+    """A one-thread PVS with its kernels loaded (a depth-2 search), so that no timing pays the JIT;
+    ``net``: the network evaluation instead of the tables."""
     from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
 
-    searcher = PvsSearcher(16 << 20, PvsConfig(threads=1))
+    searcher = PvsSearcher(16 << 20, PvsConfig(threads=1, net=net))
     stop = np.zeros(1, dtype=np.int32)
     searcher.search(boards[0][0], boards[0][1], stop, soft_deadline=None, hard_deadline=None, max_depth=2)
     return searcher
@@ -101,6 +102,7 @@ def run(scale: float = 1.0) -> dict[str, float]:
     res["pvs_nodes_per_s_all"] = total_nodes / total_cpu if total_cpu > 0 else 0.0
     res["pvs_nodes_per_s_min"] = min(rates) if rates else 0.0
     res["pvs_nodes_per_s_median"] = statistics.median(rates) if rates else 0.0
+    res.update(_net_speed(boards, depth, stop, res["pvs_nodes_per_s_median"]))
     seconds = max(0.05, min(1.0, scale))
     depths = []
     proven = 0
@@ -134,6 +136,25 @@ def run(scale: float = 1.0) -> dict[str, float]:
         res[f"{key}_nodes_per_s"] = nodes / sum(times) if sum(times) > 0 else 0.0
     res["search_checksum"] = checksum
     return res
+
+
+def _net_speed(boards, depth: int, stop, table_rate: float) -> dict[str, float]:
+    """The same fixed-depth searches with the network evaluation (`neteval`), when the weights
+    file has a freestyle net: its nodes/s beside the tables' (the share is net / tables, measured
+    in the same process a moment apart) and its own checksum (the tables' stays comparable)."""
+    from gomocup_bot.neteval.network import network_for
+    from gomocup_bot.neteval.weights import NetWeightsError
+
+    try:
+        if network_for(boards[0][0]) is None:
+            return {}
+    except NetWeightsError:
+        return {}
+    searcher = _warm_searcher(boards, net=1)
+    checksum, _, _, rates = fixed_depth(searcher, boards, depth, stop)
+    rate = statistics.median(rates) if rates else 0.0
+    return {"pvs_net_nodes_per_s_median": rate, "pvs_net_nodes_per_s_min": min(rates) if rates else 0.0,
+            "pvs_net_share_of_tables": rate / table_rate if table_rate > 0 else 0.0, "pvs_net_checksum": checksum}
 
 
 MCTS_ITERATIONS = 4000  # per position and run at scale 1

@@ -37,6 +37,7 @@ from gomocup_bot.core.classes import (
 from gomocup_bot.core.evaltables import runtime_order, runtime_tables
 from gomocup_bot.core.constants import (EMPTY, M_HEIGHT, M_NMOVES, M_PAD, M_RULE, M_SIZE, M_STRIDE, M_TABLE, M_WIDTH,
                                          RULE_RENJU)
+from gomocup_bot.neteval.state import dummy_state, net_play, net_take, net_value
 from gomocup_bot.search import vct as T
 from gomocup_bot.search.layer import find_class, legal_for, sort_moves  # noqa: F401 (re-exported)
 
@@ -79,7 +80,8 @@ P_TT_GEN = 19  # this search's generation, 1-63, stored with each entry; 0: no a
 P_DISTRACT = 20  # 1: against an open three, our own fours far from both last moves get more reduction (pruned near the horizon)
 P_LATENT = 21  # weight of the latent-threat term: both sides' squares that make a three, squared (0: off)
 P_COUNTER = 22  # 1: the quiet move that last refuted the opponent's previous move is tried after the killers
-P_LEN = 23
+P_NET = 23  # 1: the network evaluation (`neteval`, the work's `net` state) gives the static value, 0: the tables
+P_LEN = 24
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -103,7 +105,7 @@ K_LEN = 4
 
 Work = namedtuple("Work", ["tt_key", "tt_data", "killers", "history", "moves", "scores", "counter",
                            "params", "stop", "attack", "defend", "eval_threat", "eval_tempo", "threat", "evals",
-                           "skip", "cut", "counter_moves", "cmove"])
+                           "skip", "cut", "counter_moves", "cmove", "net"])
 
 
 def default_params() -> np.ndarray:
@@ -130,8 +132,13 @@ def new_tt(n_bytes: int) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.uint64)
 
 
-def new_work(board, tt, params: np.ndarray, stop: np.ndarray) -> Work:
-    """Per-thread scratch around a shared table ``tt`` (the history and killers are per thread)."""
+def new_work(board, tt, params: np.ndarray, stop: np.ndarray, net=None) -> Work:
+    """Per-thread scratch around a shared table ``tt`` (the history and killers are per thread).
+    ``net``: a `neteval.state.NetState` of this board (its own: the state follows the board's
+    moves), read when ``params[P_NET]`` is set; without one the tables evaluate."""
+    if net is None:
+        net = dummy_state()
+        params[P_NET] = 0
     size = int(board.meta[M_SIZE])
     if params[P_ORDER] == 1:
         attack, defend = runtime_order(int(board.meta[M_RULE]))
@@ -143,7 +150,7 @@ def new_work(board, tt, params: np.ndarray, stop: np.ndarray) -> Work:
                 np.zeros(K_LEN, dtype=np.int64), params, stop, attack, defend, threat, tempo,
                 T.new_work(board, stop, 1 << 14), np.zeros(MAX_PLY + 2, dtype=np.int64),
                 np.full(MAX_PLY + 2, -1, dtype=np.int64), np.zeros(MAX_PLY + 2, dtype=np.int64),
-                np.full(2 * size, -1, dtype=np.int32), np.full(MAX_PLY + 2, -1, dtype=np.int64))
+                np.full(2 * size, -1, dtype=np.int32), np.full(MAX_PLY + 2, -1, dtype=np.int64), net)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -260,6 +267,13 @@ def evaluate(b, side, w):
     position's and the previous one's (before the opponent's last move, seen from the same side)."""
     me = side - 1
     op = 1 - me
+    if w.params[P_NET] != 0:
+        v = net_value(w.net, me, threat_mask(b, me, op))
+        if v > WIN_BOUND - 1:
+            v = WIN_BOUND - 1
+        elif v < -(WIN_BOUND - 1):
+            v = -(WIN_BOUND - 1)
+        return v
     v = _pattern_sum(b.vsum[me], b.vsum[op])
     if w.params[P_EVAL_AVG] != 0 and b.meta[M_TABLE] != 0:
         n = b.meta[M_NMOVES]
@@ -389,6 +403,22 @@ def pick_next(w, base0, i, n):
 # squares read from int32 arrays.
 
 
+@njit(cache=True, nogil=True, forceinline=True, _nrt=False)
+def _play(b, q, side, w):
+    """`play` with the network's state kept in step when the net evaluates."""
+    play(b, q, side)
+    if w.params[P_NET] != 0:
+        net_play(w.net, b, q, side)
+
+
+@njit(cache=True, nogil=True, forceinline=True, _nrt=False)
+def _take(b, side, w):
+    """`take` of a ``side`` stone, the network's state with it."""
+    p = take(b)
+    if w.params[P_NET] != 0:
+        net_take(w.net, b, p, side)
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
     """Horizon: stand pat on the evaluation, or play a four (a forced block follows)."""
@@ -406,9 +436,9 @@ def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
         q = find_class(b, op, C_FIVE, last)
         if q < 0 or not legal_for(b, q, side) or ply >= MAX_PLY - 2:
             return -(WIN - ply - 2)
-        play(b, q, side)
+        _play(b, q, side, w)
         v = quiesce(b, 3 - side, -beta, -alpha, ply + 1, qdepth, np.int64(q), w)
-        take(b)
+        _take(b, side, w)
         if v == NO_SCORE:
             return NO_SCORE
         return -v
@@ -429,9 +459,9 @@ def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
         q = w.moves[base0 + i]
         if not legal_for(b, q, side):
             continue
-        play(b, q, side)
+        _play(b, q, side, w)
         v = quiesce(b, 3 - side, -beta, -alpha, ply + 1, qdepth - 1, np.int64(q), w)
-        take(b)
+        _take(b, side, w)
         if v == NO_SCORE:
             return NO_SCORE
         v = -v
@@ -637,7 +667,7 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
         elif mode == 0 and depth >= 3 and searched >= w.params[P_LMR_MIN] and q != tmove and quiet:
             reduce = 1 if searched < 12 else 2
         cd = child_depth + 1 if q == ext_move else child_depth
-        play(b, q, side)
+        _play(b, q, side, w)
         # the child's node type: the first move of a PV node is PV, of any other node the
         # opposite of this one; a reduced look expects a cut, its re-search the opposite
         if searched == 0:
@@ -652,7 +682,7 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
             if v != NO_SCORE and -v > alpha and -v < beta:
                 w.cut[ply + 1] = 0
                 v = negamax(b, 3 - side, cd, -beta, -alpha, ply + 1, np.int64(q), w)
-        take(b)
+        _take(b, side, w)
         if v == NO_SCORE:
             return NO_SCORE
         v = -v
@@ -714,7 +744,7 @@ def search_root(b, side, depth, alpha, beta, root_moves, root_scores, n_root, w)
                 reduce = LOG100[depth] * LOG100[min(i + 1, 256)] * w.params[P_LMR_SCALE] // 1000000 - 1
                 if reduce > depth - 2:
                     reduce = depth - 2
-            play(b, q, side)
+            _play(b, q, side, w)
             if i == 0:
                 w.cut[1] = 0
                 v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, np.int64(q), w)
@@ -728,7 +758,7 @@ def search_root(b, side, depth, alpha, beta, root_moves, root_scores, n_root, w)
                 if v != NO_SCORE and -v > a and -v < beta:
                     w.cut[1] = 0
                     v = negamax(b, 3 - side, depth - 1, -beta, -a, ply1, np.int64(q), w)
-            take(b)
+            _take(b, side, w)
             if v == NO_SCORE:
                 break
             v = -v

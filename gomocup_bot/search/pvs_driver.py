@@ -17,6 +17,8 @@ import numpy as np
 
 from gomocup_bot.core.board import copy_board
 from gomocup_bot.core.constants import M_SIZE
+from gomocup_bot.neteval.network import network_for
+from gomocup_bot.neteval.state import new_state
 from gomocup_bot.search import pvs as K
 from gomocup_bot.search.clock import Watchdog
 
@@ -79,6 +81,7 @@ class PvsConfig:
     latent: int = 0  # weight of the evaluation's latent-threat term, 0 off (pvs.P_LATENT)
     counter: int = 1  # 1: the counter-move heuristic orders quiet moves after the killers (pvs.P_COUNTER; docs/search.md)
     distract: int = 1  # 1: own fours far from both last moves, against an open three, reduced (pvs.P_DISTRACT; docs/search.md)
+    net: int = 0  # 1: the network evaluation where the weights file has a net for the rule (k = 5), else the tables
 
 
 @dataclass
@@ -129,6 +132,7 @@ class PvsSearcher:
         p[K.P_DISTRACT] = self.config.distract
         p[K.P_LATENT] = self.config.latent
         p[K.P_COUNTER] = self.config.counter
+        p[K.P_NET] = self.config.net
         if self.config.tt_age:
             self.generation = self.generation % 63 + 1
             p[K.P_TT_GEN] = self.generation
@@ -152,7 +156,8 @@ class PvsSearcher:
         out = PvsOutcome(threads=1)
         params = self._params(max_nodes)
         abort = np.zeros(1, dtype=np.int32)
-        work = K.new_work(board, self.tt, params, abort)
+        net = network_for(board) if cfg.net else None
+        work = K.new_work(board, self.tt, params, abort, None if net is None else new_state(board, *net))
         buf = np.zeros(int(board.meta[M_SIZE]), dtype=np.int32)
         n = K.root_candidates(board, side, work, buf)
         root = [int(q) for q in buf[:n]]
@@ -175,9 +180,10 @@ class PvsSearcher:
         hparams = params
         if cfg.threads > 1 and not max_nodes:
             hparams = params.copy()
-            hwork = K.new_work(board, self.tt, hparams, helper_stop)
+            hboard = copy_board(board)
+            hwork = K.new_work(hboard, self.tt, hparams, helper_stop, None if net is None else new_state(hboard, *net))
             helper = threading.Thread(target=self._helper, name="pvs-helper", daemon=True,
-                                      args=(copy_board(board), side, moves.copy(), hwork, limit, helper_out))
+                                      args=(hboard, side, moves.copy(), hwork, limit, helper_out))
             out.threads = 2
         deadline = hard_deadline if hard_deadline is not None else soft_deadline
         if soft_deadline is not None:

@@ -14,6 +14,7 @@ PVS = "pvs"  # the pattern-layer principal-variation search on the core board, a
 PVS_BIG_K = "pvs-big-k"  # the same kernels compiled for k > 5 boards (another numba type: `core.board.play`)
 MCTS_SHARED = "mcts-shared"  # the tree-parallel kernels (`parallel=tree`)
 PNS = "pns"  # the proof-number threat search (option ``tss=pn``)
+PVS_NET = "pvs-net"  # the PVS on the network evaluation: the weights file read, its state built and searched
 _done: set[str] = set()
 
 
@@ -33,6 +34,16 @@ def warm_up(parts: tuple[str, ...] = (PVS, PVS_BIG_K, MCTS, MCTS_PLAIN)) -> None
         b = board_from_stones(9, 9, [(4, 4, 1), (4, 5, 2), (5, 4, 1), (3, 3, 2), (5, 5, 1)], 5, 4)
         PvsSearcher(1 << 16).search(b, 2, stop, soft_deadline=None, hard_deadline=None, max_depth=4)
         analyse(b, 2, stop, None, vct_nodes=2000)
+    if PVS_NET in todo:
+        from gomocup_bot.core.board import board_from_stones
+        from gomocup_bot.neteval.network import weights
+        from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
+
+        weights()  # raises NetWeightsError for a missing or bad file: the brain then refuses to play
+        for rule in (0, 1, 4):  # freestyle, exact five, renju: each rule's net (one kernel type)
+            b = board_from_stones(9, 9, [(4, 4, 1), (4, 5, 2), (5, 4, 1), (3, 3, 2), (5, 5, 1)], 5, rule)
+            PvsSearcher(1 << 16, PvsConfig(net=1)).search(b, 2, stop, soft_deadline=None, hard_deadline=None,
+                                                          max_depth=3)
     if PVS_BIG_K in todo:
         from gomocup_bot.core.board import board_from_stones
         from gomocup_bot.search.pvs_driver import PvsSearcher

@@ -1,0 +1,44 @@
+"""The PVS on the network evaluation: its static value is the net's, and a search's thousands of
+moves and take-backs leave the net's state exactly as a fresh computation has it."""
+from __future__ import annotations
+
+import numpy as np
+
+from gomocup_bot.search import pvs as K
+from gomocup_bot.search.bench import midgame_boards
+from gomocup_bot.neteval import reference as R
+from gomocup_bot.neteval.state import net_value, new_state
+
+
+def _work(board, st):
+    params = K.default_params()
+    params[K.P_NET] = 1
+    return K.new_work(board, K.new_tt(1 << 16), params, np.zeros(1, dtype=np.int32), st)
+
+
+def test_a_search_leaves_the_net_state_as_it_found_it():
+    weights = R.random_weights(feature=8, hidden=8, seed=5)
+    net = weights.rules["freestyle"]
+    for board, side in midgame_boards()[:4]:
+        st = new_state(board, weights, net)
+        w = _work(board, st)
+        v = K.negamax(board, side, 5, -K.INF, K.INF, 0, -1, w)
+        assert v != K.NO_SCORE and w.counter[K.K_NODES] > 200
+        fresh = new_state(board, weights, net)
+        assert np.array_equal(st.pool, fresh.pool)
+        empty = board.cells == 0
+        assert np.array_equal(st.acc[:, empty], fresh.acc[:, empty])
+
+
+def test_the_static_value_is_the_nets_with_the_threat_mask():
+    weights = R.random_weights(feature=8, hidden=8, seed=6)
+    net = weights.rules["freestyle"]
+    board, side = midgame_boards()[5]
+    st = new_state(board, weights, net)
+    w = _work(board, st)
+    me = side - 1
+    want = int(net_value(st, me, K.threat_mask(board, me, 1 - me)))
+    want = max(-(K.WIN_BOUND - 1), min(K.WIN_BOUND - 1, want))
+    assert K.evaluate(board, side, w) == want
+    tables = K.new_work(board, K.new_tt(1 << 16), K.default_params(), np.zeros(1, dtype=np.int32))
+    assert tables.params[K.P_NET] == 0 and K.evaluate(board, side, tables) != want
