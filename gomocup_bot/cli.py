@@ -19,6 +19,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "selfplay": ("gomocup_bot.training.selfplay", "play training games of the brain against itself (resumable)"),
     "records-from-db": ("gomocup_bot.training.fromdb", "turn gomocup-tournament games into training records"),
     "train-eval": ("gomocup_bot.training.train", "fit the evaluation's pattern-code tables to game records"),
+    "train-net": ("gomocup_bot.training.nettrain", "train the network evaluation on game records (needs the [train] extra)"),
 }
 
 USAGE = """usage: gomocup-bot [SUBCOMMAND] [options]

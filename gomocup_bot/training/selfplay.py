@@ -47,6 +47,7 @@ class Job:
     source: str
     move_seconds: float = MOVE_SECONDS
     check_nodes: int = 0  # the root's defence and check of the choice: solver nodes each (0: by the clock)
+    net: int | None = None  # 1: the network evaluation in the loop, 0: the tables, None: the brain's default
 
 
 def parse_openings(path: str) -> list[tuple[tuple[int, int], ...]]:
@@ -69,10 +70,11 @@ def parse_openings(path: str) -> list[tuple[tuple[int, int], ...]]:
 class _Player:
     """One worker's engine, kept across its games (its numba kernels load once)."""
 
-    def __init__(self, root_nodes: int, check_nodes: int = 0) -> None:
+    def __init__(self, root_nodes: int, check_nodes: int = 0, net: int | None = None) -> None:
         from gomocup_bot.engines import create_engine
 
-        self.engine = create_engine("gomocup-bot", threads=1, root_nodes=root_nodes, check_nodes=check_nodes)
+        extra = {} if net is None else {"net": net}
+        self.engine = create_engine("gomocup-bot", threads=1, root_nodes=root_nodes, check_nodes=check_nodes, **extra)
         self.engine.prepare()
 
     def search(self, job: Job, moves: list[tuple[int, int]]):
@@ -148,7 +150,7 @@ _PLAYER: _Player | None = None
 def _worker(job: Job) -> str:
     global _PLAYER
     if _PLAYER is None:
-        _PLAYER = _Player(job.root_nodes, job.check_nodes)
+        _PLAYER = _Player(job.root_nodes, job.check_nodes, job.net)
     return play_game(_PLAYER, job).to_line()
 
 
@@ -198,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
                          "of the chosen move (default 0: they deepen by the clock, up to --move-seconds). Most of a "
                          "self-play move's time goes there; a budget such as 100000 makes the games several times "
                          "faster and independent of the clock")
+    ap.add_argument("--net", type=int, choices=(0, 1), default=None,
+                    help="1: the network evaluation plays (the weights file: $GOMOCUP_BOT_NET or the package's), "
+                         "0: the tables (default: the brain's own choice)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one a core)")
     args = ap.parse_args(argv)
@@ -219,8 +224,11 @@ def main(argv: list[str] | None = None) -> int:
         if text and not text.endswith(b"\n"):
             out.write_bytes(text[: text.rfind(b"\n") + 1])
     source = f"{_source()} root {args.root_nodes}" + (f" check {args.check_nodes}" if args.check_nodes else "")
+    if args.net is not None:
+        source += f" net {args.net}" + (f" {Path(os.environ['GOMOCUP_BOT_NET']).name}" if args.net and
+                                       os.environ.get("GOMOCUP_BOT_NET") else "")
     jobs = [Job(i, args.seed, args.rule, args.size, args.nodes, args.root_nodes, openings,
-                args.random_share if openings else 1.0, source, args.move_seconds, args.check_nodes)
+                args.random_share if openings else 1.0, source, args.move_seconds, args.check_nodes, args.net)
             for i in range(args.games) if i not in done_ids]
     start_done = len(done_ids)
     t0 = time.monotonic()

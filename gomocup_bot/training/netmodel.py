@@ -1,0 +1,145 @@
+"""The network evaluation as a PyTorch module: the trainer's side of `neteval` (needs the ``[train]`` extra).
+
+The codebook is not a free table of 59,049 rows: a small mapping network turns each window
+(eight cells, four each side, one-hot: empty, own, opponent or wall) into its feature vector, and the codebook is
+that network's output for every window, averaged with the window read backwards (so a line means
+the same in both directions). One codebook serves all four lines. With both, the net is invariant
+under the board's eight symmetries, and a window the data never shows still gets the value its
+neighbours in pattern space suggest. After training the codebook is evaluated once, rounded to
+the fixed point the kernels use, and written out (`export`); training already rounds it on the
+forward pass (straight-through), so the exported net is the one that was trained.
+
+Everything else mirrors `neteval.state` / `neteval.reference`: the four rows summed, clipped to
+[0, 1], the empty squares pooled less the far-square constant and the empty board's pool, the
+value head on the pool and the threat mask, a linear policy over each square's clipped features.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from gomocup_bot.neteval.reference import DIRECTIONS, OFFSETS
+from gomocup_bot.neteval.weights import MASK_BITS, N_WINDOWS, WINDOW_HALF, NetWeights, RuleNet
+
+CELLS = 2 * WINDOW_HALF  # cells of a window
+
+SIZE = 15
+PAD = 5
+ACT_SCALE = 256
+POOL_NORM = 16.0
+EVAL_SCALE = 250.0
+CB_LIMIT = 120.0  # |codebook| after rounding stays within int16 at ACT_SCALE
+
+
+def _all_windows() -> tuple[torch.Tensor, torch.Tensor]:
+    """(one-hot [N_WINDOWS, 3 · CELLS] of every window, the index of each window read backwards)."""
+    idx = np.arange(N_WINDOWS)
+    digits = np.stack([(idx // 3 ** j) % 3 for j in range(CELLS)], axis=1)  # digit j = cell OFFSETS[j]
+    onehot = np.zeros((N_WINDOWS, 3 * CELLS), dtype=np.float32)
+    for j in range(CELLS):
+        onehot[np.arange(N_WINDOWS), 3 * j + digits[:, j]] = 1.0
+    rev = (digits[:, ::-1] * (3 ** np.arange(CELLS))).sum(axis=1)
+    return torch.from_numpy(onehot), torch.from_numpy(rev.astype(np.int64))
+
+
+def _window_index(size: int = SIZE) -> torch.Tensor:
+    """int64[4, size², CELLS]: for each line and square, the padded-board index of each window cell."""
+    stride = size + 2 * PAD
+    out = np.zeros((4, size * size, CELLS), dtype=np.int64)
+    for d, (dx, dy) in enumerate(DIRECTIONS):
+        for y in range(size):
+            for x in range(size):
+                for j, off in enumerate(OFFSETS):
+                    out[d, y * size + x, j] = (y + PAD + off * dy) * stride + (x + PAD + off * dx)
+    return torch.from_numpy(out)
+
+
+class LineNet(nn.Module):
+    def __init__(self, feature: int = 32, hidden: int = 32, mapping: int = 64, codebooks: int = 1) -> None:
+        super().__init__()
+        self.feature, self.hidden, self.codebooks = feature, hidden, codebooks
+        self.maps = nn.ModuleList(nn.Sequential(nn.Linear(3 * CELLS, mapping), nn.ReLU(), nn.Linear(mapping, mapping), nn.ReLU(),
+                                                nn.Linear(mapping, feature)) for _ in range(codebooks))
+        self.w1 = nn.Parameter(torch.randn(codebooks, hidden, feature + MASK_BITS) * 0.2)
+        self.b1 = nn.Parameter(torch.zeros(codebooks, hidden))
+        self.w2 = nn.Parameter(torch.randn(codebooks, hidden) * 0.2)
+        self.b2 = nn.Parameter(torch.zeros(codebooks))
+        self.wp = nn.Parameter(torch.randn(codebooks, feature) * 0.1)
+        self.bp = nn.Parameter(torch.zeros(codebooks))
+        onehot, rev = _all_windows()
+        self.register_buffer("onehot", onehot, persistent=False)
+        self.register_buffer("rev", rev, persistent=False)
+        self.register_buffer("windex", _window_index(), persistent=False)
+        self.register_buffer("pow3", 3 ** torch.arange(CELLS), persistent=False)
+
+    def codebook(self) -> torch.Tensor:
+        """[codebooks, N_WINDOWS, F] in units of 1.0, rounded to the kernels' fixed point on the
+        forward pass (the gradient passes straight through the rounding)."""
+        out = []
+        for m in self.maps:
+            raw = m(self.onehot)
+            sym = 0.5 * (raw + raw[self.rev])
+            sym = torch.clamp(sym, -CB_LIMIT, CB_LIMIT)
+            q = torch.round(sym * ACT_SCALE) / ACT_SCALE
+            out.append(sym + (q - sym).detach())
+        return torch.stack(out)
+
+    def keys(self, cells: torch.Tensor) -> torch.Tensor:
+        """int64[B, 4, 225]: window numbers from the mover's cells (walls are digit 2)."""
+        b = cells.shape[0]
+        padded = torch.full((b, SIZE + 2 * PAD, SIZE + 2 * PAD), 2, dtype=torch.int64, device=cells.device)
+        padded[:, PAD:PAD + SIZE, PAD:PAD + SIZE] = cells.view(b, SIZE, SIZE).long()
+        flat = padded.view(b, -1)
+        digits = flat[:, self.windex]  # [B, 4, 225, CELLS]
+        return (digits * self.pow3).sum(-1)
+
+    def forward(self, cells: torch.Tensor, colour: torch.Tensor, mask: torch.Tensor):
+        """(value logit [B], policy logits [B, 225] with occupied squares at -inf)."""
+        cb = self.codebook()  # [C, W, F]
+        c = (colour.long() - 1).clamp(max=self.codebooks - 1)  # black 0, white 1 (or 0 with one codebook)
+        keys = self.keys(cells) + (c * N_WINDOWS)[:, None, None]  # rows of the stacked codebooks
+        b = cells.shape[0]
+        # the four rows of a square summed by one fused gather (its backward is a scatter of [B·225, F],
+        # not of [B, 4, 225, F])
+        acc = nn.functional.embedding_bag(keys.permute(0, 2, 1).reshape(b * SIZE * SIZE, 4),
+                                          cb.reshape(-1, self.feature), mode="sum").view(b, SIZE * SIZE, self.feature)
+        act = torch.clamp(acc, 0.0, 1.0)
+        act0 = torch.clamp(4 * cb[:, 0], 0.0, 1.0)  # [C, F]
+        empty = (cells == 0).float()
+        pool = ((act - act0[c][:, None, :]) * empty[..., None]).sum(1)
+        base = self.empty_pool(cb, act0)[c]
+        x = (pool - base) / POOL_NORM
+        bits = ((mask.long()[:, None] >> torch.arange(MASK_BITS, device=mask.device)) & 1).float()
+        inp = torch.cat([x, bits], dim=1)
+        h = torch.relu(torch.einsum("bhi,bi->bh", self.w1[c], inp) + self.b1[c])
+        value = (h * self.w2[c]).sum(1) + self.b2[c]
+        pol = (act * self.wp[c][:, None, :]).sum(-1) + self.bp[c][:, None]
+        pol = pol.masked_fill(empty == 0, float("-inf"))
+        return value, pol
+
+    def empty_pool(self, cb: torch.Tensor, act0: torch.Tensor) -> torch.Tensor:
+        """[C, F]: the pool of the empty board (its walls' share), per codebook."""
+        keys = self.keys(torch.zeros(1, SIZE * SIZE, dtype=torch.int64, device=cb.device))[0]  # [4, 225]
+        acc = cb[:, keys].sum(1)  # [C, 225, F]
+        return (torch.clamp(acc, 0.0, 1.0) - act0[:, None, :]).sum(1)
+
+    @torch.no_grad()
+    def export(self) -> RuleNet:
+        """This net as the kernels' arrays (per side to move; one codebook serves both colours
+        unless the net has two)."""
+        cb = self.codebook().cpu().numpy()
+        views = [0, self.codebooks - 1]
+
+        def per_view(t: torch.Tensor) -> np.ndarray:
+            a = t.detach().cpu().numpy().astype(np.float32)
+            return np.stack([a[v] for v in views])
+
+        return RuleNet(cbsel=np.array(views, dtype=np.int8),
+                       codebook=np.clip(np.round(cb * ACT_SCALE), -32767, 32767).astype(np.int16),
+                       w1=per_view(self.w1), b1=per_view(self.b1), w2=per_view(self.w2), b2=per_view(self.b2),
+                       wp=per_view(self.wp), bp=per_view(self.bp))
+
+
+def new_weights(feature: int, hidden: int) -> NetWeights:
+    return NetWeights(feature, hidden, ACT_SCALE, POOL_NORM, EVAL_SCALE)

@@ -1,0 +1,217 @@
+"""`gomocup-bot train-net`: train the network evaluation on game records and write its weights file.
+
+One rule a run (freestyle, standard or renju). The records become positions once (`--cache`
+keeps them as an ``.npz`` for the next run); games are split by hash, a tenth held out. The
+value head learns ``λ · result + (1 − λ) · sigmoid(value / 250)`` (the game's result blended
+with the generating search's value; match games, which carry no value, their result), the policy
+head the move played. Adam, fixed seeds, a cosine learning-rate schedule; a checkpoint after
+every epoch and every ``--checkpoint-every`` steps lets an interrupted run go on where it
+stopped (same command). The weights file gets this rule's net; the other rules' nets are copied
+from ``--base`` (default: the package's file, if it has them).
+
+Needs PyTorch: ``pip install '.[train]'``. The brain never imports this module.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+LABEL_SCALE = 250.0  # evaluation units a logit (the search's scale)
+
+
+def _import_torch():
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        sys.exit("gomocup-bot train-net needs PyTorch: pip install '.[train]'")
+
+
+def labels(rows, lam: float) -> np.ndarray:
+    """The value target of each row: the result blended with the search's value where it has one."""
+    y = rows.result.astype(np.float64).copy()
+    has = ~np.isnan(rows.score)
+    y[has] = lam * rows.result[has] + (1 - lam) / (1 + np.exp(-np.clip(rows.score[has], -8000, 8000) / LABEL_SCALE))
+    return y.astype(np.float32)
+
+
+def bce(p_logit: np.ndarray, y: np.ndarray) -> float:
+    """Mean cross-entropy of logits against soft labels."""
+    p_logit = np.asarray(p_logit, dtype=np.float64)
+    return float(np.mean(np.logaddexp(0, p_logit) - y * p_logit))
+
+
+def evaluate_rows(model, rows, lam: float, batch: int = 1024) -> dict:
+    """Held-out figures: the net's value loss on the blended label and on the result alone, the
+    tables' on the same rows, the policy's cross-entropy and top-1 on the policy rows."""
+    import torch
+
+    vrows = rows.select(rows.value_row)
+    prows = rows.select(rows.move >= 0)
+    out: dict = {}
+    model.eval()
+    with torch.no_grad():
+        logits = []
+        for i in range(0, len(vrows), batch):
+            v, _ = model(torch.from_numpy(vrows.cells[i:i + batch]), torch.from_numpy(vrows.colour[i:i + batch]),
+                         torch.from_numpy(vrows.mask[i:i + batch]))
+            logits.append(v.numpy())
+        lg = np.concatenate(logits) if logits else np.zeros(0)
+        ce, top1, n = 0.0, 0, 0
+        for i in range(0, len(prows), batch):
+            _, pol = model(torch.from_numpy(prows.cells[i:i + batch]), torch.from_numpy(prows.colour[i:i + batch]),
+                           torch.from_numpy(prows.mask[i:i + batch]))
+            tgt = torch.from_numpy(prows.move[i:i + batch].astype(np.int64))
+            ce += float(torch.nn.functional.cross_entropy(pol, tgt, reduction="sum"))
+            top1 += int((pol.argmax(1) == tgt).sum())
+            n += len(tgt)
+    model.train()
+    y = labels(vrows, lam)
+    tables = vrows.table_eval / LABEL_SCALE
+    out.update(value_rows=len(vrows), net_blend=bce(lg, y), tables_blend=bce(tables, y),
+               net_result=bce(lg, vrows.result), tables_result=bce(tables, vrows.result),
+               policy_rows=n, policy_ce=ce / max(1, n), policy_top1=top1 / max(1, n))
+    return out
+
+
+def _data(args, log) -> "object":
+    from gomocup_bot.training.netdata import NetRows, rows_of_files
+
+    if args.cache and Path(args.cache).exists():
+        log(f"positions from {args.cache}")
+        return NetRows.load(args.cache)
+    rows = rows_of_files(args.files, args.rule, log=log)
+    if args.cache:
+        rows.save(args.cache)
+        log(f"positions saved to {args.cache}")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="gomocup-bot train-net", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    ap.add_argument("files", nargs="*", help="game record files (JSON lines, .gz or plain)")
+    ap.add_argument("--rule", choices=("freestyle", "standard", "renju"), default="freestyle")
+    ap.add_argument("--out", required=True, help="the weights file to write (net.gbn format)")
+    ap.add_argument("--base", help="take the other rules' nets from this file (default: the package's)")
+    ap.add_argument("--cache", help="an .npz of the extracted positions: read if it exists, else written")
+    ap.add_argument("--checkpoint", help="resume from / save to this file (default: OUT.ckpt)")
+    ap.add_argument("--checkpoint-every", type=int, default=500, help="steps between checkpoints (default 500)")
+    ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--batch", type=int, default=512)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--weight-decay", type=float, default=1e-5)
+    ap.add_argument("--lambda", dest="lam", type=float, default=0.5, help="weight of the game result in the value label")
+    ap.add_argument("--policy-weight", type=float, default=0.3, help="weight of the policy loss beside the value's")
+    ap.add_argument("--feature", type=int, default=32, help="feature width F (codebook columns)")
+    ap.add_argument("--hidden", type=int, default=32, help="the value head's hidden width")
+    ap.add_argument("--mapping", type=int, default=64, help="the mapping network's width")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    if not args.files and not (args.cache and Path(args.cache).exists()):
+        ap.error("give record files or an existing --cache")
+    _import_torch()
+    import torch
+
+    from gomocup_bot.neteval import reference, weights as W
+    from gomocup_bot.training.netmodel import LineNet, new_weights
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(max(1, args.threads))
+    rows = _data(args, log)
+    train, test = rows.select(~rows.held), rows.select(rows.held)
+    log(f"{len(train)} training positions ({int(train.value_row.sum())} value rows), {len(test)} held out")
+    y_all = labels(train, args.lam)
+    codebooks = 2 if args.rule == "renju" else 1
+    model = LineNet(args.feature, args.hidden, args.mapping, codebooks)
+    opt = torch.optim.Adam(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    steps_per_epoch = max(1, len(train) // args.batch)
+    total = steps_per_epoch * args.epochs
+    ckpt = Path(args.checkpoint or args.out + ".ckpt")
+    step = 0
+    if ckpt.exists():
+        state = torch.load(ckpt, weights_only=False)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        step = int(state["step"])
+        log(f"resumed from {ckpt} at step {step} of {total}")
+
+    def save_ckpt() -> None:
+        tmp = ckpt.with_name(ckpt.name + ".tmp")
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "args": vars(args)}, tmp)
+        os.replace(tmp, ckpt)
+
+    t0 = time.time()
+    start_step = step
+    while step < total:
+        epoch = step // steps_per_epoch
+        perm = np.random.default_rng(args.seed * 1000 + epoch).permutation(len(train))
+        i = step % steps_per_epoch
+        sel = np.sort(perm[i * args.batch:(i + 1) * args.batch])
+        lr = args.lr * 0.5 * (1 + math.cos(math.pi * step / total))
+        for g in opt.param_groups:
+            g["lr"] = lr
+        cells = torch.from_numpy(train.cells[sel])
+        value, pol = model(cells, torch.from_numpy(train.colour[sel]), torch.from_numpy(train.mask[sel]))
+        vmask = torch.from_numpy(train.value_row[sel])
+        y = torch.from_numpy(y_all[sel])
+        loss_v = torch.nn.functional.binary_cross_entropy_with_logits(value[vmask], y[vmask]) if vmask.any() else value.sum() * 0
+        moves = torch.from_numpy(train.move[sel].astype(np.int64))
+        pmask = moves >= 0
+        loss_p = torch.nn.functional.cross_entropy(pol[pmask], moves[pmask]) if pmask.any() else value.sum() * 0
+        loss = loss_v + args.policy_weight * loss_p
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if step % 50 == 0 or step == total:
+            rate = (step - start_step) / max(1e-9, time.time() - t0)
+            log(f"step {step}/{total} epoch {epoch + 1} lr {lr:.2e} value {float(loss_v.detach()):.4f} policy {float(loss_p.detach()):.3f} "
+                f"({rate:.1f} steps/s, {(total - step) / max(rate, 1e-9) / 60:.1f} min left)")
+        if step % args.checkpoint_every == 0 or step % steps_per_epoch == 0:
+            save_ckpt()
+        if step % steps_per_epoch == 0 or step == total:
+            figures = evaluate_rows(model, test, args.lam)
+            log("held out: " + ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in figures.items()))
+    save_ckpt()
+    figures = evaluate_rows(model, test, args.lam)
+    log("held out, final: " + ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in figures.items()))
+    out = new_weights(args.feature, args.hidden)
+    base_path = args.base
+    try:
+        base = W.load(base_path) if base_path or W.verify() is None else None
+    except W.NetWeightsError as exc:
+        log(f"no other rules' nets taken ({exc})")
+        base = None
+    if base is not None and (base.feature, base.hidden) == (args.feature, args.hidden):
+        out.rules.update({k: v for k, v in base.rules.items() if k != args.rule})
+        out.notes.update({k: v for k, v in base.notes.items() if k != args.rule})
+    out.rules[args.rule] = model.export()
+    out.notes[args.rule] = {"files": [Path(f).name for f in args.files], "positions": len(train),
+                            "held_out": {k: (round(v, 5) if isinstance(v, float) else v) for k, v in figures.items()},
+                            "args": {k: v for k, v in vars(args).items() if k not in ("files", "out", "cache", "checkpoint", "base")}}
+    W.save(out, args.out)
+    # the export against the trainer's own forward pass on a few held-out positions
+    net = W.load(args.out).rules[args.rule]
+    sample = test.select(slice(0, 8))
+    with torch.no_grad():
+        v, _ = model(torch.from_numpy(sample.cells), torch.from_numpy(sample.colour), torch.from_numpy(sample.mask))
+    worst = 0.0
+    for j in range(len(sample)):
+        cells = sample.cells[j].reshape(15, 15).astype(np.int64)
+        colour = int(sample.colour[j])
+        board = np.where(cells == 1, colour, np.where(cells == 2, 3 - colour, 0))
+        ref = reference.logit(out, net, board, colour - 1, int(sample.mask[j]))
+        worst = max(worst, abs(ref - float(v[j])))
+    log(f"wrote {args.out}: rule {args.rule}, the export within {worst:.2e} logits of the trainer's forward pass")
+    return 0
