@@ -1,6 +1,10 @@
 """Generate the tactical test sets (tests/search/data/*.jsonl) with the independent threat solver.
 
-    python -m tests.search.make_tactics_sets --rule freestyle --games 200 --seed 1 --out /tmp/cands.jsonl
+Why: tests/search/test_tactics_sets.py asks the brain for a move in VCF, VCT and defence positions
+whose answers no brain code decided. This tool finds such positions and their answers; the tests
+only read the files (and prove the answers again with the same solver).
+
+    python -m tools.make_tactics_sets --rule freestyle --games 200 --seed 1 --out /tmp/cands.jsonl
 
 Noisy greedy self-play (a window-count evaluation in plain Python, never a black foul under renju)
 produces middlegames; every position on the way is scanned:
@@ -433,7 +437,7 @@ def select(paths: list[str], data_dir: str, per_bucket: dict[str, int], max_seco
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rule", choices=sorted(RULE_NAMES), default="freestyle")
     ap.add_argument("--games", type=int, default=50)
     ap.add_argument("--seed", type=int, default=1)

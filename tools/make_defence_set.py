@@ -1,9 +1,14 @@
 """Cut the defence test set (tests/search/data/defence_positions.json) from real blunders.
 
-    python -m tests.search.make_defence_set verify RUN.json ... --out /tmp/defence_cands.jsonl [--shard 0/2]
-    python -m tests.search.make_defence_set select /tmp/defence_cands*.jsonl --out tests/search/data/defence_positions.json
-    python -m tests.search.make_defence_set recheck|deepen|prove SET ...
-    python -m tests.search.make_defence_set judge-played SET RUNS.json ... --out JUDGED.jsonl; ... admit SET JUDGED.jsonl ...
+Why: the search tests and `benchmarks/defence_set.py` need positions where the side to move must
+find a defence, with every holding move known and every losing one proved lost, taken from games
+our brain really lost. This tool builds and maintains that set; the tests only read it
+(tests/search/test_defence_positions.py replays its proofs with the independent solver).
+
+    python -m tools.make_defence_set verify RUN.json ... --out /tmp/defence_cands.jsonl [--shard 0/2]
+    python -m tools.make_defence_set select /tmp/defence_cands*.jsonl --out tests/search/data/defence_positions.json
+    python -m tools.make_defence_set recheck|deepen|prove SET ...
+    python -m tools.make_defence_set judge-played SET RUNS.json ... --out JUDGED.jsonl; ... admit SET JUDGED.jsonl ...
 
 The input is what `gomocup-tournament analyse --json` wrote for real games (our brain's losses):
 every blunder found there, with the position right before it. `verify` checks each:
@@ -256,7 +261,7 @@ def select(paths: list[Path], out_path: Path) -> None:
     kept.sort(key=lambda r: (r["rule"] != "freestyle", r["rule"], r["source"]))
     doc = {
         "about": "Real defence positions: the position right before a blunder in a lost game of our brain "
-                 "(found by `gomocup-tournament analyse`), made by tests/search/make_defence_set.py (its "
+                 "(found by `gomocup-tournament analyse`), made by tools/make_defence_set.py (its "
                  "docstring has the method). blunder: the move played, after which the attacker has a VCT of "
                  "`length` threat moves (refutation: the independent solver's line, [-1, -1] = any reply). "
                  "holding: the defender's moves after which the analysing engine (engine: spec and seconds) "
@@ -545,7 +550,7 @@ def judge_played(set_path: Path, runs: list[Path], out_path: Path, engine_spec: 
     pairs: dict[tuple[str, tuple[int, int]], int] = {}
     for run in runs:
         for o in json.loads(run.read_text()):
-            if o["outcome"] == "lose" and o["source"] in records and not _proved_lost(records[o["source"]], tuple(o["played"])):
+            if o["outcome"] == "lose" and o["source"] in records and not proved_lost(records[o["source"]], tuple(o["played"])):
                 key = (o["source"], tuple(o["played"]))
                 pairs[key] = pairs.get(key, 0) + 1
     done = set()
@@ -576,7 +581,7 @@ def judge_played(set_path: Path, runs: list[Path], out_path: Path, engine_spec: 
                   f"({time.monotonic() - t0:.0f} s)", file=sys.stderr, flush=True)
 
 
-def _proved_lost(rec: dict, m: tuple[int, int]) -> bool:
+def proved_lost(rec: dict, m: tuple[int, int]) -> bool:
     """Is this move already proved to let the attacker's win in (the blunder, a refuted holding move,
     or a played move with a proof)? Then judging it again can only repeat the proof."""
     return (m == tuple(rec["blunder"]) or m in {tuple(x) for x in rec.get("refuted", [])}
@@ -760,7 +765,7 @@ def _check_limits(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     v = sub.add_parser("verify", help="check every blunder of analysis files")
     v.add_argument("runs", nargs="+", type=Path)
