@@ -12,7 +12,7 @@ shown apart. Every other legal move was judged to let a forced win in. Prints th
 held, by rule and colour, the machine's load before and after, and its speed (the search bench's
 one-thread PVS nodes/s, before and after the passes): at 1 s a move the share follows the machine,
 94.3 % on one that ran 0.5-0.6 M nodes/s and 95.6 % on one that ran 1.1 M, 93.7 % there at
-0.5 s (docs/search.md, thirty-seventh session). `--reference-speed` sets each pass's turn so that
+0.5 s (8fe5fbe, 2026-12-02; docs/search.md, "The defence set on a faster machine"). `--reference-speed` sets each pass's turn so that
 this machine searches about as many nodes a move as one of the given speed would in `--turn` (the
 speed read again before every pass: it drifted by a third within minutes on one of the project's
 VMs); a warning says when the readings before and after the run disagree by more than 15 %.
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                          "brain's count varies by a few positions from pass to pass")
     ap.add_argument("--cold", action="store_true",
                     help="no warm-up move: the first position's second also pays the engine's start-up "
-                         "(how the figures before 2026-11-27's fourteenth session were taken)")
+                         "(how the figures before 87eccf9, 2026-11-27, were taken)")
     ap.add_argument("--json", type=Path, help="write every position's outcome here (with its pass number and turn)")
     ap.add_argument("--no-speed", action="store_true",
                     help="skip the machine's speed reading (the search bench's one-thread PVS nodes/s, a "

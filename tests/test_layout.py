@@ -9,7 +9,7 @@ ALLOWED below. A new package or top-level module of `gomocup_bot/` fails until i
 unit and a row here and in the docs. The same imports, module by module, must hold no loop (a
 module importing, at module level or in a function, one that leads back to it).
 
-Also: every dotted name of ours that a module, a test or a benchmark imports or quotes in a string
+Also: every dotted name of ours that a module, a test, a benchmark or a tool imports or quotes in a string
 (subcommand tables, subprocess code, logger names, docstrings), and every `gomocup_bot/...py` path
 or dotted name in the docs (also written from the package down, `search/pvs.py`), names something
 that exists, so no old module path survives the move.
@@ -310,13 +310,13 @@ def test_gomocup_bot_top_level_holds_only_the_entry_points_and_the_contract() ->
 
 
 def _python_files() -> list[Path]:
-    return [p for top in (*OURS, "tests", "benchmarks") for p in sorted((ROOT / top).rglob("*.py"))]
+    return [p for top in (*OURS, "tests", "benchmarks", "tools") for p in sorted((ROOT / top).rglob("*.py"))]
 
 
 @pytest.mark.parametrize("path", _python_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_name_of_ours_in_code_exists(path: Path) -> None:
     """Imports (static or literal dynamic) and strings quoting a module of ours, in our packages,
-    the tests and the benchmarks: nothing names an old module path. The one exception is code a
+    the tests, the benchmarks and the tools: nothing names an old module path. The one exception is code a
     benchmark runs inside an older checkout (to compare with it), kept in a module-level string
     named ``OLDER_CHECKOUT_CODE``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -605,7 +605,7 @@ def _quick_label() -> str:
 
 def preload_numba_quick() -> bool:
     """For a server before it listens: load (or, with an empty cache, compile once) the numba quick
-    move, so that even its first sessions answer an overload with it. No-op without numba."""
+    move, so that even the sessions it admits at once answer an overload with it. No-op without numba."""
     global _numba_quick_choose, _quick_load_tried
     if "numba" not in sys.modules:
         return False

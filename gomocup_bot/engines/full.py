@@ -36,11 +36,13 @@ searched before a cut-off; 0, off), ``tt_age`` (1: the hash table's depth-prefer
 way to entries of the current search when it holds one of an earlier move's; 0, off), ``distract``
 (1: against the opponent's open three, a four of ours that blocks nothing and lies far from both
 last moves gets up to 3 plies more reduction, and is not searched near the horizon; 1, the default
-since 2026-11-27's twelfth session), ``latent`` (the weight of an evaluation term for latent
-threats: each side's count of squares that make an open three, squared; measured level with the
-default at 1 s, docs/search.md, fortieth session; 0, off), ``counter`` (1: a quiet move that refuted
+since 343bfe2, 2026-11-27), ``latent`` (the weight of an evaluation term for latent
+threats: each side's count of squares that make an open three, squared; level with the default
+at 1 s, 93.8 % on the defence set against 92.8 % in seven paired passes, 5934664, 2026-12-03,
+docs/search.md, "a latent-threat term"; 0, off), ``counter`` (1: a quiet move that refuted
 the opponent's last move is tried next after the killers wherever that move is answered; 1, the
-default since the forty-first session: the defence set 95.8 % against 93.6 %, docs/search.md),
+default since dc6679d, 2026-12-03: the defence set 95.8 % against 93.6 % in eight paired passes,
+docs/search.md "A counter-move heuristic, and the defence set at 95.8 %"),
 ``iteration_start`` / ``iteration_end`` (shares of the planned time that start another iteration),
 ``defence_share`` (the share of the hard budget the defence rounds may run to, 0.32),
 ``verify_plan`` / ``verify_cut`` (when the opponent has a VCT: the tree search's planned and
@@ -100,9 +102,12 @@ DEFAULT_TSS = "dfs"  # option ``tss``: the defence's threat solver, dfs | pn (se
 DEFENCE_SHARE = 0.32
 # option ``probe``: the check of the PVS's choice also runs the opponent's own move search after it (a
 # forced win that starts with a quiet move is no VCT; search.rootcheck.verify, search.probe)
-DEFAULT_PROBE = False  # measured level: docs/search.md, "A probe after the check" (fourteenth session)
+# measured level: 200 games against 4cf9990 and the defence set, off (41afa72, 2026-11-27; docs/search.md,
+# "A probe after the check, and the defence set proved again")
+DEFAULT_PROBE = False
 # option ``ladder``: that check tests its moves cheap tests first (search.rootcheck.VERIFY_LADDER);
-# the defence set at 1 s: 91.5 % held against 89.7 % (docs/search.md, sixteenth session)
+# the defence set at 1 s: 91.5 % held against 89.7 % (7039c16, 2026-11-28; docs/search.md, "The check of
+# the PVS's choice by a ladder, and what the failures need")
 DEFAULT_LADDER = True
 VERIFY_PLAN, VERIFY_CUT = 0.7, 0.8
 

@@ -144,11 +144,11 @@ def test_dropped_positions_lost_every_holding_move_to_a_proof() -> None:
 def test_judging_played_moves_skips_only_the_ones_already_proved() -> None:
     """`judge-played` spends a 10 s screen and a whole-board check per played move: it skips the
     blunder and the moves with a proof, and never a move the set counts as holding."""
-    from tests.search.make_defence_set import _proved_lost
+    from tools.make_defence_set import proved_lost
 
     for rec in POSITIONS:
-        assert _proved_lost(rec, tuple(rec["blunder"]))
+        assert proved_lost(rec, tuple(rec["blunder"]))
         for m in rec.get("refuted", []):
-            assert _proved_lost(rec, tuple(m))
+            assert proved_lost(rec, tuple(m))
         for m in rec["holding"] + rec["unconfirmed"]:
-            assert not _proved_lost(rec, tuple(m))
+            assert not proved_lost(rec, tuple(m))

@@ -2,8 +2,8 @@
 search. On real defence-set positions (tests/search/data/defence_positions.json): a move our brain
 played at 1 s loses to a forced win that is no VCT (the threat solver proves there is none of at
 most seven threes), and the probe proves it. (A test of the check moving on from a losing four to
-the position's holding move went in the nineteenth session: the whole-board check proved that
-"holding" move lost as well, so the probe had been right; docs/search.md.)"""
+the position's holding move went on 2026-11-28 (a9b98e5; tests/search/data/README.md, step 9): the
+whole-board check proved that "holding" move lost as well, so the probe had been right.)"""
 from __future__ import annotations
 
 import time

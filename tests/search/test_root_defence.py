@@ -46,8 +46,9 @@ def test_the_rounds_keep_only_holding_moves(source: str, threads: int) -> None:
 def test_a_four_is_followed_by_its_block() -> None:
     """Our four forces the block, then it is our move again: a four that leaves the opponent's
     threat standing reads as refuted (a delay), not as a defence the solver cannot see past."""
-    # (a position the set dropped in the nineteenth session: its two holding moves, fours, were
-    # proved lost by the whole-board check, by wins deeper than this test's VCT)
+    # (a position the set dropped on 2026-11-28 in a9b98e5, tests/search/data/README.md step 9: its
+    # two holding moves, fours, were proved lost by the whole-board check, by wins deeper than this
+    # test's VCT)
     doc = json.loads(DATA.read_text())
     rec = next(r for r in doc["dropped"] if r["source"] == "fast_free.sqlite game 60 move 30")
     board = _board(rec)

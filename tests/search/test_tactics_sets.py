@@ -13,13 +13,12 @@ session's own limits for `INFO timeout_turn 1000`) must play a correct move:
   solver's limits; every legal move was checked).
 
 The brain tests are `test_brain_*` (run them alone with `-k brain`); the solver tests `test_set_*`.
-`python -m tests.search.test_tactics_sets` prints the brain's score per set.
+`benchmarks/tactics_sets.py` prints the brain's score per set; tools/make_tactics_sets.py made them.
 """
 from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -31,7 +30,7 @@ DATA = Path(__file__).parent / "data"
 SETS = ("vcf", "vct", "defence")
 RULES = {"freestyle": Rules(), "standard": Rules(exact_five=True), "renju": Rules(renju=True)}
 
-# the solver's limits, as in make_tactics_sets (a search that completes under a node limit completes
+# the solver's limits, as in tools/make_tactics_sets.py (a search that completes under a node limit completes
 # the same way under a larger one, so these only guard against a runaway)
 VCF_DEPTH = 16
 VCT_DEPTH = 8
@@ -192,25 +191,3 @@ def test_brain_plays_a_correct_move(rec):
         why = f"{why}; searched again: {why2}"
     assert ok, why
 
-
-def main() -> None:
-    score: dict[tuple[str, str], list[int]] = {}
-    failed = []
-    t0 = time.monotonic()
-    for rec in RECORDS:
-        move = brain_move(rec)
-        ok, why = judge_move(rec, move)
-        s = score.setdefault((rec["kind"], rec["rule"]), [0, 0])
-        s[0] += ok
-        s[1] += 1
-        if not ok:
-            failed.append(f"{record_id(rec)}: {why}")
-    for (kind, rule), (good, total) in sorted(score.items()):
-        print(f"{kind:8s} {rule:10s} {good:3d}/{total}")
-    print(f"all      {sum(s[0] for s in score.values())}/{len(RECORDS)} in {time.monotonic() - t0:.0f} s")
-    for line in failed:
-        print("  failed", line)
-
-
-if __name__ == "__main__":
-    main()
