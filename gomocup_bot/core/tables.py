@@ -11,7 +11,10 @@ for larger k the same function runs on demand.
 """
 from __future__ import annotations
 
+import hashlib
+import os
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -282,9 +285,40 @@ def build_eval_codes(table, k, exact):
     return out
 
 
+def _source_digest() -> str:
+    """A digest of the code the tables are built from: a cached table of other code is never read."""
+    here = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for name in ("tables.py", "constants.py"):
+        h.update((here / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _disk_cached(name: str, build) -> np.ndarray:
+    """``build()``, kept on disk beside numba's cache (``core/__pycache__``) so a new process reads
+    it instead of classifying every window again: building the k = 5 tables took 0.3-0.8 s of a
+    brain's start-up (on the match clock), reading them takes a millisecond. A cache that cannot be
+    written (read-only install) is skipped; a damaged one is rebuilt."""
+    path = Path(__file__).resolve().parent / "__pycache__" / f"table-{name}-{_source_digest()}.npy"
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError):
+        pass
+    table = build()
+    try:
+        path.parent.mkdir(exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as f:
+            np.save(f, table, allow_pickle=False)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return table
+
+
 @lru_cache(maxsize=None)
 def _table(k: int, exact: bool, caro: bool) -> np.ndarray:
-    return build_table(k, exact, caro)
+    return _disk_cached(f"pattern-{k}-{int(exact)}-{int(caro)}", lambda: build_table(k, exact, caro))
 
 
 @lru_cache(maxsize=None)
@@ -294,13 +328,13 @@ def eval_code_table(k: int, exact: bool, caro: bool) -> np.ndarray:
     table = _table(k, exact, caro)
     if caro:
         return table
-    return build_eval_codes(table, k, exact)
+    return _disk_cached(f"eval-{k}-{int(exact)}", lambda: build_eval_codes(table, k, exact))
 
 
 @lru_cache(maxsize=None)
 def renju_foul_table(k: int) -> np.ndarray:
     """bool[3**(2k)]: the windows where renju black makes a one-line foul shape (built once per k)."""
-    return build_renju_foul_table(k)
+    return _disk_cached(f"renju-foul-{k}", lambda: build_renju_foul_table(k))
 
 
 def eval_code_tables(k: int, exact_black: bool, exact_white: bool, caro: bool = False) -> np.ndarray:
