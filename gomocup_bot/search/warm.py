@@ -40,10 +40,9 @@ def warm_up(parts: tuple[str, ...] = (PVS, PVS_BIG_K, MCTS, MCTS_PLAIN)) -> None
         from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
 
         weights()  # raises NetWeightsError for a missing or bad file: the brain then refuses to play
-        for rule in (0, 1, 4):  # freestyle, exact five, renju: each rule's net (one kernel type)
-            b = board_from_stones(9, 9, [(4, 4, 1), (4, 5, 2), (5, 4, 1), (3, 3, 2), (5, 5, 1)], 5, rule)
-            PvsSearcher(1 << 16, PvsConfig(net=1)).search(b, 2, stop, soft_deadline=None, hard_deadline=None,
-                                                          max_depth=3)
+        # one rule does: every rule's net is the same kernel type
+        b = board_from_stones(9, 9, [(4, 4, 1), (4, 5, 2), (5, 4, 1), (3, 3, 2), (5, 5, 1)], 5, 0)
+        PvsSearcher(1 << 16, PvsConfig(net=1)).search(b, 2, stop, soft_deadline=None, hard_deadline=None, max_depth=3)
     if PVS_BIG_K in todo:
         from gomocup_bot.core.board import board_from_stones
         from gomocup_bot.search.pvs_driver import PvsSearcher
