@@ -42,14 +42,14 @@ from typing import Any, Callable
 
 import trio
 
-from tournament.endings import Ending
-from tournament.engines import EngineSpec, EngineSpecError, parse_engine_spec
-from tournament.export import write_game
-from tournament.openings import Opening
+from tournament.game.endings import Ending
+from tournament.engines.spec import EngineSpec, EngineSpecError, parse_engine_spec
+from tournament.game.export import write_game
+from tournament.play.openings import Opening
 from tournament.progress import Progress
-from tournament.ratings import fit_ratings
-from tournament.record import GameRecord, MoveRecord
-from tournament.runner import (
+from tournament.results.ratings import fit_ratings
+from tournament.game.record import GameRecord, MoveRecord
+from tournament.play.runner import (
     RunSummary,
     TournamentSettings,
     cpu_count,
@@ -59,10 +59,10 @@ from tournament.runner import (
     progress_text,
     sprt_state,
 )
-from tournament.schedule import LadderPlanner, Slot, pair_for_slot, remaining, tally_of
-from tournament.session import EnginePool, GameConfig
-from tournament.store import Store
-from tournament.warmup import warm_up_builtins
+from tournament.play.schedule import LadderPlanner, Slot, pair_for_slot, remaining, tally_of
+from tournament.engines.session import EnginePool, GameConfig
+from tournament.results.store import Store
+from tournament.engines.warmup import warm_up_builtins
 
 log = logging.getLogger(__name__)
 

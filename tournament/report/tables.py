@@ -5,9 +5,9 @@ import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from tournament.endings import Ending
-from tournament.ratings import GameScore, fit_ratings, los_from_fit
-from tournament.record import GameRecord
+from tournament.game.endings import Ending
+from tournament.results.ratings import GameScore, fit_ratings, los_from_fit
+from tournament.game.record import GameRecord
 
 PRIOR_DRAWS = 1.0  # virtual draws per couple that met: keeps all-win/all-loss ratings finite
 

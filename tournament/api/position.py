@@ -19,9 +19,9 @@ from protocol import judge
 from protocol import messages as m
 from protocol.judge import BLACK, WHITE
 from protocol.rules import RuleError, Rules
-from tournament.endings import Ending
-from tournament.errors import PositionError
-from tournament.referee import GameReferee, Verdict
+from tournament.game.endings import Ending
+from tournament.api.errors import PositionError
+from tournament.game.referee import GameReferee, Verdict
 
 __all__ = ["BLACK", "WHITE", "Position", "PositionError", "Square", "parse_square", "sgf_games", "sgf_main_line", "square_text"]
 

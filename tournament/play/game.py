@@ -14,11 +14,11 @@ import time
 import trio
 
 from protocol import messages as m
-from tournament.endings import Ending
-from tournament.position import board_command
-from tournament.record import BLACK_WON, DRAW, WHITE_WON, GameRecord, MoveRecord
-from tournament.referee import BLACK, WHITE, GameReferee
-from tournament.session import EngineSession, Failure, GameConfig, MoveAnswer
+from tournament.game.endings import Ending
+from tournament.api.position import board_command
+from tournament.game.record import BLACK_WON, DRAW, WHITE_WON, GameRecord, MoveRecord
+from tournament.game.referee import BLACK, WHITE, GameReferee
+from tournament.engines.session import EngineSession, Failure, GameConfig, MoveAnswer
 
 log = logging.getLogger(__name__)
 

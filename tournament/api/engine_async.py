@@ -1,16 +1,16 @@
 """The async engine API: `Engine` on trio, its `Limit`, `PlayResult` and `AnalysisStream`.
 
 Users import it from `tournament.engine` (which also gives the sync `SimpleEngine` of
-`tournament.engine_sync`, itself built on this module). docs/api.md has the guide.
+`tournament.api.engine_sync`, itself built on this module). docs/api.md has the guide.
 
 Built on the manager's own layers, so an engine is launched, clocked and judged exactly as in a
-tournament: `tournament.connection` (pipes / TCP), `tournament.session` (START/RESTART, INFO,
-clocks, failures), `tournament.position` on the referee and `protocol.judge` (legality),
-`tournament.info` (what engines print while thinking). On the wire, each call sends the
+tournament: `tournament.engines.connection` (pipes / TCP), `tournament.engines.session` (START/RESTART, INFO,
+clocks, failures), `tournament.api.position` on the referee and `protocol.judge` (legality),
+`tournament.api.info` (what engines print while thinking). On the wire, each call sends the
 position's board size and rule (START again if the size changed, RESTART + BOARD for a new
 position) and the limit's INFO keys; a position that continues the engine's own last move by one
 opponent move goes as TURN, as in a game. Failures are raised as the typed errors of
-`tournament.errors`; after one, the next call starts the engine afresh (a new process or connection).
+`tournament.api.errors`; after one, the next call starts the engine afresh (a new process or connection).
 """
 from __future__ import annotations
 
@@ -27,10 +27,10 @@ import trio
 
 from protocol import messages as m
 from protocol.rules import Rules
-from tournament.connection import ReplyLine
-from tournament.endings import Ending
-from tournament.engines import EngineSpec, parse_engine_spec
-from tournament.errors import (
+from tournament.engines.connection import ReplyLine
+from tournament.game.endings import Ending
+from tournament.engines.spec import EngineSpec, parse_engine_spec
+from tournament.api.errors import (
     EngineError,
     EngineReplyError,
     EngineStartError,
@@ -39,9 +39,9 @@ from tournament.errors import (
     IllegalMoveError,
     PositionError,
 )
-from tournament.info import Info, InfoReader
-from tournament.position import BLACK, WHITE, Position, Square, board_command
-from tournament.session import UNLIMITED, EngineSession, Failure, GameConfig, TimeControl
+from tournament.api.info import Info, InfoReader
+from tournament.api.position import BLACK, WHITE, Position, Square, board_command
+from tournament.engines.session import UNLIMITED, EngineSession, Failure, GameConfig, TimeControl
 
 __all__ = [
     "AnalysisStream", "BLACK", "WHITE", "Engine", "EngineError", "EngineReplyError", "EngineStartError",

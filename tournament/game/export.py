@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tournament.record import BLACK_WON, WHITE_WON, GameRecord
+from tournament.game.record import BLACK_WON, WHITE_WON, GameRecord
 
 _SGF_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

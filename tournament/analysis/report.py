@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from protocol.judge import BLACK, WHITE
-from tournament.analysis import Blunder, GameAnalysis, Ply, colour_name
-from tournament.position import Square
+from tournament.analysis.findings import Blunder, GameAnalysis, Ply, colour_name
+from tournament.api.position import Square
 
 JSON_VERSION = 1
 BARS = "▁▂▃▄▅▆▇█"

@@ -1,6 +1,6 @@
 """What an analysis of a game found, and the rules that turn evaluations into findings.
 
-No engine here: `tournament.analyser` fills the evaluations, this module judges them, so the
+No engine here: `tournament.analysis.analyser` fills the evaluations, this module judges them, so the
 definitions can be read (and tested) in one place:
 
 - an evaluation (`Eval`) is *proven* when the engine reports a mate score, or a winrate of exactly
@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.judge import BLACK, WHITE
-from tournament.info import Info
-from tournament.position import Position, Square
-from tournament.records import GameSource
+from tournament.api.info import Info
+from tournament.api.position import Position, Square
+from tournament.analysis.records import GameSource
 
 EVEN = 0.45  # a mover's winrate from which a position counts as even or better
 EVAL_SCALE = 400.0  # engines that give only an evaluation: winrate = logistic(eval / EVAL_SCALE)

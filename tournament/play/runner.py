@@ -19,15 +19,15 @@ from typing import Any
 import trio
 
 from protocol.rules import Rules
-from tournament.engines import EngineSpec, parse_engine_spec
-from tournament.export import write_game
-from tournament.game import play_game
-from tournament.openings import Opening, OpeningBook, parse_offset_line
+from tournament.engines.spec import EngineSpec, parse_engine_spec
+from tournament.game.export import write_game
+from tournament.play.game import play_game
+from tournament.play.openings import Opening, OpeningBook, parse_offset_line
 from tournament.progress import Progress, format_duration
-from tournament.ratings import SprtResult, Tally, fit_ratings, sprt_pentanomial, sprt_trinomial
-from tournament.record import GameRecord
-from tournament.referee import GameReferee
-from tournament.schedule import (
+from tournament.results.ratings import SprtResult, Tally, fit_ratings, sprt_pentanomial, sprt_trinomial
+from tournament.game.record import GameRecord
+from tournament.game.referee import GameReferee
+from tournament.play.schedule import (
     LadderPlanner,
     Slot,
     gauntlet_plan,
@@ -37,8 +37,8 @@ from tournament.schedule import (
     round_robin_plan,
     tally_of,
 )
-from tournament.session import EnginePool, GameConfig, TimeControl
-from tournament.store import Store, StoreError
+from tournament.engines.session import EnginePool, GameConfig, TimeControl
+from tournament.results.store import Store, StoreError
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """`gomocup-tournament analyse`: find the blunders in game records with an analysing engine.
 
 Reads the records first (every one is replayed by the referee, so a bad record stops the run
-before any engine starts), then analyses game after game (`tournament.analyser`), printing a
+before any engine starts), then analyses game after game (`tournament.analysis.analyser`), printing a
 line per finished game on stderr (and a live progress line on a terminal), and at the end the
 table per game and the summary on stdout; `--json` and `--html` write the same findings as data
 and as one self-contained page. docs/analyse.md has the guide.
@@ -17,14 +17,14 @@ from typing import Any
 
 import trio
 
-from tournament.analyser import DEFAULT_ENGINE, AnalysisAborted, Budget, analyse_games
-from tournament.analysis import GameAnalysis
-from tournament.analysis_report import document, game_text, summary, summary_text
-from tournament.engines import EngineSpecError, parse_engine_spec
-from tournament.errors import EngineError
+from tournament.analysis.analyser import DEFAULT_ENGINE, AnalysisAborted, Budget, analyse_games
+from tournament.analysis.findings import GameAnalysis
+from tournament.analysis.report import document, game_text, summary, summary_text
+from tournament.engines.spec import EngineSpecError, parse_engine_spec
+from tournament.api.errors import EngineError
 from tournament.progress import Progress, format_duration
-from tournament.records import RecordError, Selection, read_records
-from tournament.warmup import warm_up_builtins
+from tournament.analysis.records import RecordError, Selection, read_records
+from tournament.engines.warmup import warm_up_builtins
 
 DESCRIPTION = """Evaluate the position before every move of game records with an analysing engine and report
 per game: the evaluation trail from each side's view, the move after which the game was lost by force,
@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         _write(args.json, json.dumps(document(analyses, settings, args.engine), indent=1))
     if args.html:
-        from tournament.analysis_html import render_page
+        from tournament.analysis.html import render_page
 
         _write(args.html, render_page(document(analyses, settings, args.engine)))
         print(f"wrote {args.html}")

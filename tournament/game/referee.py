@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from protocol import judge
 from protocol.judge import BLACK, EMPTY, WHITE, Board, Foul, Square, makes_win
 from protocol.rules import Rules
-from tournament.endings import Ending
+from tournament.game.endings import Ending
 
 __all__ = ["BLACK", "WHITE", "Board", "CONTINUE", "GameReferee", "Verdict", "makes_win", "renju_foul"]
 

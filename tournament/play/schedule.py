@@ -12,8 +12,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable
 
-from tournament.ratings import GameScore, Tally, fit_ratings
-from tournament.record import GameRecord
+from tournament.results.ratings import GameScore, Tally, fit_ratings
+from tournament.game.record import GameRecord
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from tournament.analysis_report import line_text, percent, square
-from tournament.report_html import json_for_script, static_text
+from tournament.analysis.report import line_text, percent, square
+from tournament.report.html import json_for_script, static_text
 
 WIDTH, HEIGHT, PAD_L, PAD_R, PAD_T, PAD_B = 640, 190, 40, 12, 12, 26
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from protocol import messages as m
-from tournament.position import Square, parse_square
+from tournament.api.position import Square, parse_square
 
 RAW_LINES_KEPT = 200  # thinking lines kept per search (the latest ones)
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from protocol.rules import RuleError, Rules
-from tournament.endings import Ending
-from tournament.record import GameRecord
-from tournament.report import standings
-from tournament.store import Store
+from tournament.game.endings import Ending
+from tournament.game.record import GameRecord
+from tournament.report.tables import standings
+from tournament.results.store import Store
 
 
 def _finite(value: float | None) -> float | None:
@@ -63,7 +63,7 @@ def game_json(g: GameRecord, with_moves: bool = True) -> dict[str, Any]:
 def _sprt(games: list[GameRecord], config: dict[str, Any] | None) -> dict[str, Any] | None:
     if not config or not config.get("sprt") or len(config.get("engines", [])) != 2:
         return None
-    from tournament.runner import SprtSettings, sprt_state  # the runner's own SPRT, as the match uses it
+    from tournament.play.runner import SprtSettings, sprt_state  # the runner's own SPRT, as the match uses it
 
     settings = SprtSettings(**config["sprt"])
     first, second = (e["name"] for e in config["engines"])

@@ -17,10 +17,10 @@ import trio
 
 from protocol import messages as m
 from protocol.rules import Rules
-from tournament.connection import Connection, EngineClosed, ProcessConnection, ReplyLine, TcpConnection
-from tournament.endings import Ending
-from tournament.engines import EngineSpec
-from tournament.memory import tree_rss_bytes
+from tournament.engines.connection import Connection, EngineClosed, ProcessConnection, ReplyLine, TcpConnection
+from tournament.game.endings import Ending
+from tournament.engines.spec import EngineSpec
+from tournament.engines.memory import tree_rss_bytes
 
 log = logging.getLogger(__name__)
 

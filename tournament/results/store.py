@@ -13,8 +13,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from tournament.endings import Ending
-from tournament.record import GameRecord, MoveRecord
+from tournament.game.endings import Ending
+from tournament.game.record import GameRecord, MoveRecord
 
 SCHEMA_VERSION = 1
 

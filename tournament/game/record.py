@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tournament.endings import Ending
+from tournament.game.endings import Ending
 
 DRAW, BLACK_WON, WHITE_WON = 0, 1, 2
 

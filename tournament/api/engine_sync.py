@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 import trio
 
-from tournament.engines import EngineSpec, parse_engine_spec
-from tournament.errors import EngineTerminatedError
+from tournament.engines.spec import EngineSpec, parse_engine_spec
+from tournament.api.errors import EngineTerminatedError
 
 if TYPE_CHECKING:
-    from tournament.engine_async import AnalysisStream, Engine, Info, Limit, PlayResult, Position, Rules
+    from tournament.api.engine_async import AnalysisStream, Engine, Info, Limit, PlayResult, Position, Rules
 
 __all__ = ["SimpleAnalysis", "SimpleEngine"]
 
@@ -54,14 +54,14 @@ class SimpleEngine:
     def popen(cls, command: str | Sequence[str], *, name: str | None = None, cwd: str | None = None,
               env: Mapping[str, str] | None = None, **options: Any) -> "SimpleEngine":
         """A brain process (a command line, split like a shell, or an argv list)."""
-        from tournament.engine_async import Engine
+        from tournament.api.engine_async import Engine
 
         return cls(Engine._process_spec(command, name=name, cwd=cwd, env=env), **options)
 
     @classmethod
     def connect(cls, address: str, *, name: str | None = None, **options: Any) -> "SimpleEngine":
         """A remote session: `tcp://HOST:PORT` (e.g. `gomocup-bot serve`)."""
-        from tournament.engine_async import Engine
+        from tournament.api.engine_async import Engine
 
         return cls(Engine._tcp_spec(address, name=name), **options)
 
@@ -71,7 +71,7 @@ class SimpleEngine:
                 **engine_options: Any) -> "SimpleEngine":
         """One of our engines (random, greedy, mcts-plain, minimax, gomocup-bot) as a process;
         other keywords are its options (`SimpleEngine.builtin("gomocup-bot", backend="mcts")`)."""
-        from tournament.engine_async import Engine
+        from tournament.api.engine_async import Engine
 
         return cls(Engine._builtin_spec(engine, name=name, **engine_options), timeout=timeout, tolerance=tolerance,
                    start_timeout=start_timeout, close_grace=close_grace)
@@ -83,7 +83,7 @@ class SimpleEngine:
 
     # ------------------------------------------------------------------ the loop thread
     def _main(self, options: dict[str, Any], started: "queue.Queue[BaseException | None]") -> None:
-        from tournament.engine_async import Engine
+        from tournament.api.engine_async import Engine
 
         async def serve() -> None:
             try:
@@ -120,7 +120,7 @@ class SimpleEngine:
         except trio.RunFinishedError:
             raise EngineTerminatedError(self.name, "the engine is closed") from None
         except trio.TooSlowError:
-            from tournament.errors import EngineTimeoutError
+            from tournament.api.errors import EngineTimeoutError
 
             raise EngineTimeoutError(self.name, f"no answer within {self.timeout:g} s (SimpleEngine timeout)",
                                      float(self.timeout or 0)) from None

@@ -20,12 +20,12 @@ from typing import Any
 import trio
 
 from protocol.rules import RuleError
-from tournament.engine_async import Engine, Limit
-from tournament.engines import EngineSpecError, parse_engine_spec
-from tournament.errors import EngineError, EngineStartError, PositionError
-from tournament.position import Position
+from tournament.api.engine_async import Engine, Limit
+from tournament.engines.spec import EngineSpecError, parse_engine_spec
+from tournament.api.errors import EngineError, EngineStartError, PositionError
+from tournament.api.position import Position
 from tournament.progress import Progress, format_duration
-from tournament.warmup import warm_up_builtins
+from tournament.engines.warmup import warm_up_builtins
 
 log = logging.getLogger(__name__)
 

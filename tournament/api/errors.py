@@ -8,7 +8,7 @@ can score a failure the way the referee would.
 """
 from __future__ import annotations
 
-from tournament.endings import Ending
+from tournament.game.endings import Ending
 
 Square = tuple[int, int]
 

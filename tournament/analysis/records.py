@@ -17,8 +17,8 @@ from typing import Any, Iterable
 
 from protocol.judge import BLACK, WHITE
 from protocol.rules import RuleError, Rules
-from tournament.errors import PositionError
-from tournament.position import Position, sgf_games, sgf_main_line
+from tournament.api.errors import PositionError
+from tournament.api.position import Position, sgf_games, sgf_main_line
 
 RECORD_SUFFIXES = (".sqlite", ".db", ".sqlite3", ".sgf", ".psq")
 

@@ -3,7 +3,7 @@ where the fast one saw something, then the blunderer's alternatives.
 
 Why two passes: a large budget on every position of a hundred games takes hours, and most
 positions are quiet. The deep budget goes to the positions that decide the findings of
-`tournament.analysis`: both sides of every suspected blunder, the positions behind a proven
+`tournament.analysis.findings`: both sides of every suspected blunder, the positions behind a proven
 stretch (walking back while they turn out lost too, so the blunder found is the first one), and
 the positions after the largest drops of the mover's winrate (a forced win the fast pass missed).
 Then each blunder's alternatives (the engine's own best move there and the squares of the
@@ -22,12 +22,12 @@ import trio
 
 from protocol import judge
 from protocol.judge import BLACK, WHITE
-from tournament.analysis import Candidate, Eval, GameAnalysis, assess, eval_from_info, plies_of
-from tournament.engine_async import Engine, Limit
-from tournament.errors import EngineError, EngineStartError, PositionError
-from tournament.info import Info
-from tournament.position import Position, Square
-from tournament.records import GameSource
+from tournament.analysis.findings import Candidate, Eval, GameAnalysis, assess, eval_from_info, plies_of
+from tournament.api.engine_async import Engine, Limit
+from tournament.api.errors import EngineError, EngineStartError, PositionError
+from tournament.api.info import Info
+from tournament.api.position import Position, Square
+from tournament.analysis.records import GameSource
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from collections.abc import Iterable
 
-from tournament.engines import EngineSpec
+from tournament.engines.spec import EngineSpec
 from tournament.progress import Progress
 
 
