@@ -34,7 +34,8 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tournament.cluster import ClusterTarget, run_cluster  # noqa: E402
+from tournament.cluster.coordinator import run_cluster  # noqa: E402
+from tournament.cluster.target import ClusterTarget  # noqa: E402
 from tournament.engines.spec import parse_engine_spec  # noqa: E402
 from tournament.play.openings import BUILTIN_OPENINGS  # noqa: E402
 from tournament.play.runner import TournamentSettings, prepare_store, run_tournament  # noqa: E402

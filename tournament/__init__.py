@@ -10,7 +10,7 @@ tests/test_layout.py holds the rules, docs/architecture.md the table):
   imported by users as `tournament.engine`;
 - `results/`: the SQLite store and the ratings (Elo fit, LOS, SPRT);
 - `play/`: one game, schedules, openings and the runner (N games at once, SPRT stop);
-- `cluster`: the same plans as Dask distributed tasks on other machines (`--cluster`, optional extra);
+- `cluster/`: the same plans as Dask distributed tasks on other machines (`--cluster`, optional extra);
 - `report/`: standings as text and the HTML report; `analysis/`: `analyse` and `evaluate`;
 - `web/`: the local web board (optional extra);
 - `cli`: the `gomocup-tournament` command, on top of them all.

@@ -210,13 +210,14 @@ def _run(kind: str, engine_texts: list[str], args: argparse.Namespace) -> int:
     settings = _settings(kind, engines, args)
     target = None
     if args.cluster:
-        from tournament import cluster
+        from tournament.cluster.coordinator import run_cluster
+        from tournament.cluster.target import ClusterError, cluster_target
 
         if args.concurrency is not None:
             raise UsageError("--concurrency is for local runs; on a cluster each worker thread plays one game (dask worker --nthreads)")
         try:
-            target = cluster.cluster_target(args.cluster)
-        except cluster.ClusterError as exc:
+            target = cluster_target(args.cluster)
+        except ClusterError as exc:
             raise UsageError(str(exc)) from None
     progress = Progress(enabled=False if args.quiet else None)
     db = Path(args.db)
@@ -236,8 +237,8 @@ def _run(kind: str, engine_texts: list[str], args: argparse.Namespace) -> int:
             )
         if target is not None:
             try:
-                summary = cluster.run_cluster(settings, store, progress, target, handle_signals=True, warmup=not args.no_warmup)
-            except cluster.ClusterError as exc:
+                summary = run_cluster(settings, store, progress, target, handle_signals=True, warmup=not args.no_warmup)
+            except ClusterError as exc:
                 print(f"gomocup-tournament: {exc}", file=sys.stderr)
                 return 1
         else:
