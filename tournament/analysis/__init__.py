@@ -4,6 +4,6 @@ engine passes (`analyser`), the findings and their definitions (`findings`: prov
 force) as JSON and text (`report`) and as one page (`html`); and `gomocup-tournament evaluate`
 (`evaluate_cli`: one engine's evaluation of many positions, as JSON lines).
 
-May import: `protocol`, `tournament.game`, `tournament.engines`, `tournament.api`,
-`tournament.progress`, `tournament.report` (the page's shared board script and style).
+May import: `protocol`, `tournament.engines`, `tournament.api`, `tournament.progress`,
+`tournament.report` (the page's shared board script and style).
 """
