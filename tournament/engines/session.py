@@ -1,8 +1,9 @@
 """One engine as the game runner sees it: launch or reuse, START/RESTART + INFO, ask for moves.
 
 This is where the protocol is spoken and clocks are kept; the rules of the game live in the
-referee and the flow of a game in `game.py`. Every failure comes back as a value (`Failure`), never
-as an exception, so a misbehaving engine can only lose its game.
+referee (`tournament/game/referee.py`) and the flow of a game in `tournament/play/game.py`. Every
+failure comes back as a value (`Failure`), never as an exception, so a misbehaving engine can only
+lose its game.
 """
 from __future__ import annotations
 
