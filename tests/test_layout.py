@@ -6,8 +6,9 @@ import`, relative ones resolved, and the dynamic ones written with a literal nam
 (`importlib.import_module("...")`, `importlib.util.find_spec("...")`, `__import__("...")`).
 Each of our modules belongs to one unit; an import from one unit into another must be listed in
 ALLOWED below. A new package or top-level module of `gomocup_bot/` or `tournament/` fails until
-it is given a unit and a row here and in the docs (`tournament/`'s rooms: TOURNAMENT_RULES). The same imports, module by module, must hold no loop (a
-module importing, at module level or in a function, one that leads back to it).
+it is given a unit and a row here and in the docs (`tournament/`'s rooms: TOURNAMENT_RULES). The
+same imports, module by module, must hold no loop (a module importing, at module level or in a
+function, one that leads back to it).
 
 Also: every dotted name of ours that a module, a test or a benchmark imports or quotes in a string
 (subcommand tables, subprocess code, logger names, docstrings), and every `gomocup_bot/...py` path
@@ -29,7 +30,6 @@ OURS = ("protocol", "gomocup_bot", "tournament")
 # The rooms of `tournament/`, lowest first, each with the rooms of ours it may import (itself always);
 # docs/architecture.md has the same table. The engine API never imports matches, storage, reports
 # or the web; nothing but the command line imports the web or the cluster.
-_TOUR = "tournament."
 TOURNAMENT_RULES: dict[str, frozenset[str]] = {
     "tournament.progress": frozenset(),  # the terminal progress line
     "tournament.game": frozenset({"protocol"}),  # endings, referee, records, PSQ/SGF export
@@ -351,7 +351,7 @@ def test_tournament_top_level_holds_the_command_the_api_path_and_the_rooms() -> 
     assert {p.name for p in here.iterdir() if (p / "__init__.py").exists()} == TOURNAMENT_PACKAGES
     rooms = {f"tournament.{p.removesuffix('.py')}" for p in (TOURNAMENT_TOP_LEVEL - {"__init__.py"}) | TOURNAMENT_PACKAGES}
     assert rooms | {"tournament"} == set(TOURNAMENT_ROOMS)
-    assert all(unit_of(name) not in (None, "tournament") for name in MODULES if name.startswith(_TOUR)), "a module in no room"
+    assert all(unit_of(name) not in (None, "tournament") for name in MODULES if name.startswith("tournament.")), "a module in no room"
 
 
 @pytest.mark.parametrize("room", sorted(TOURNAMENT_PACKAGES))
