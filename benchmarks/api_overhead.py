@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from protocol import messages as m  # noqa: E402
 from tournament.engine import Engine, Limit, Position, SimpleEngine  # noqa: E402
-from tournament.engines import builtin_argv, parse_engine_spec  # noqa: E402
-from tournament.session import EngineSession, Failure, GameConfig, TimeControl  # noqa: E402
+from tournament.engines.spec import builtin_argv, parse_engine_spec  # noqa: E402
+from tournament.engines.session import EngineSession, Failure, GameConfig, TimeControl  # noqa: E402
 
 SEED = "7"
 UNLIMITED = m.UNLIMITED

@@ -34,12 +34,13 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tournament.cluster import ClusterTarget, run_cluster  # noqa: E402
-from tournament.engines import parse_engine_spec  # noqa: E402
-from tournament.openings import BUILTIN_OPENINGS  # noqa: E402
-from tournament.runner import TournamentSettings, prepare_store, run_tournament  # noqa: E402
-from tournament.session import GameConfig, TimeControl  # noqa: E402
-from tournament.store import Store  # noqa: E402
+from tournament.cluster.coordinator import run_cluster  # noqa: E402
+from tournament.cluster.target import ClusterTarget  # noqa: E402
+from tournament.engines.spec import parse_engine_spec  # noqa: E402
+from tournament.play.openings import BUILTIN_OPENINGS  # noqa: E402
+from tournament.play.runner import TournamentSettings, prepare_store, run_tournament  # noqa: E402
+from tournament.engines.session import GameConfig, TimeControl  # noqa: E402
+from tournament.results.store import Store  # noqa: E402
 
 FAKE = Path(__file__).resolve().parents[1] / "tests" / "tournament" / "fake_brain.py"
 

@@ -35,7 +35,7 @@ from gomocup_bot.core.board import board_from_position  # noqa: E402
 from gomocup_bot.core.classes import C_FIVE  # noqa: E402
 from gomocup_bot.search.mcts_driver import MctsConfig, MctsSearcher  # noqa: E402
 from protocol.rules import FREESTYLE  # noqa: E402
-from tournament.openings import BUILTIN_OPENINGS  # noqa: E402
+from tournament.play.openings import BUILTIN_OPENINGS  # noqa: E402
 
 
 def loadavg() -> str:

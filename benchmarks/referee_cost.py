@@ -27,19 +27,19 @@ sys.path.insert(0, str(ROOT))
 from gomocup_bot.engine import BLACK, WHITE, Position  # noqa: E402
 from gomocup_bot.engines.greedy import choose  # noqa: E402
 from protocol.rules import RENJU  # noqa: E402
-from tournament import referee as new_referee  # noqa: E402
+from tournament.game import referee as new_referee  # noqa: E402
 
 MIDGAME = 20  # moves before this index count as the opening
 
 
 def load_old_referee(rev: str) -> types.ModuleType:
-    """tournament/referee.py as it was at `rev`, imported under another name."""
-    source = subprocess.run(["git", "show", f"{rev}:tournament/referee.py"], cwd=ROOT, check=True,
+    """tournament/game/referee.py as it was at `rev`, imported under another name."""
+    source = subprocess.run(["git", "show", f"{rev}:tournament/game/referee.py"], cwd=ROOT, check=True,
                             capture_output=True, text=True).stdout
     spec = importlib.util.spec_from_loader("old_referee", loader=None)
     module = importlib.util.module_from_spec(spec)
     sys.modules["old_referee"] = module  # dataclasses look their module up
-    exec(compile(source, f"{rev}:tournament/referee.py", "exec"), module.__dict__)
+    exec(compile(source, f"{rev}:tournament/game/referee.py", "exec"), module.__dict__)
     return module
 
 

@@ -1,7 +1,7 @@
 """Strength ladder of the search engines, played in-process (a stand-in until the tournament
 manager drives real brain processes).
 
-Every pair plays the built-in balanced openings of `tournament.openings`, each with both colours,
+Every pair plays the built-in balanced openings of `tournament.play.openings`, each with both colours,
 15x15 freestyle. Moves are refereed by the independent plain-Python referee of the tournament
 package. Each move gets the deadlines the brain's time manager would compute for the given
 `timeout_turn` (and optional match clock); the driver measures the wall time of every search
@@ -25,8 +25,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from gomocup_bot.engine import BLACK, WHITE, Position, SearchRequest, StopFlag  # noqa: E402
 from gomocup_bot.brain.timeman import move_budget  # noqa: E402
 from protocol.rules import FREESTYLE  # noqa: E402
-from tournament.openings import BUILTIN_OPENINGS  # noqa: E402
-from tournament.referee import Board, makes_win  # noqa: E402
+from tournament.play.openings import BUILTIN_OPENINGS  # noqa: E402
+from tournament.game.referee import Board, makes_win  # noqa: E402
 
 
 def make_engine(spec: str):

@@ -5,9 +5,10 @@ imported) and every import is collected: module-level and function-local `import
 import`, relative ones resolved, and the dynamic ones written with a literal name
 (`importlib.import_module("...")`, `importlib.util.find_spec("...")`, `__import__("...")`).
 Each of our modules belongs to one unit; an import from one unit into another must be listed in
-ALLOWED below. A new package or top-level module of `gomocup_bot/` fails until it is given a
-unit and a row here and in the docs. The same imports, module by module, must hold no loop (a
-module importing, at module level or in a function, one that leads back to it).
+ALLOWED below. A new package or top-level module of `gomocup_bot/` or `tournament/` fails until
+it is given a unit and a row here and in the docs (`tournament/`'s rooms: TOURNAMENT_RULES). The
+same imports, module by module, must hold no loop (a module importing, at module level or in a
+function, one that leads back to it).
 
 Also: every dotted name of ours that a module, a test, a benchmark or a tool imports or quotes in a string
 (subcommand tables, subprocess code, logger names, docstrings), and every `gomocup_bot/...py` path
@@ -26,10 +27,43 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 OURS = ("protocol", "gomocup_bot", "tournament")
 
+# The rooms of `tournament/`, lowest first, each with the rooms of ours it may import (itself always);
+# docs/architecture.md has the same table. The engine API never imports matches, storage, reports
+# or the web; nothing but the command line imports the web or the cluster.
+TOURNAMENT_RULES: dict[str, frozenset[str]] = {
+    "tournament.progress": frozenset(),  # the terminal progress line
+    "tournament.game": frozenset({"protocol"}),  # endings, referee, records, PSQ/SGF export
+    "tournament.engines": frozenset({"protocol", "tournament.game", "tournament.progress"}),  # spec, connection, session
+    "tournament.api": frozenset({"protocol", "tournament.game", "tournament.engines"}),  # the engine API
+    "tournament.engine": frozenset({"tournament.api"}),  # the API's one public import path
+    "tournament.results": frozenset({"tournament.game"}),  # SQLite store, ratings
+    "tournament.play": frozenset(
+        {"protocol", "tournament.game", "tournament.engines", "tournament.api", "tournament.results", "tournament.progress"}
+    ),
+    "tournament.cluster": frozenset(
+        {"tournament.game", "tournament.engines", "tournament.results", "tournament.play", "tournament.progress"}
+    ),
+    "tournament.report": frozenset({"protocol", "tournament.game", "tournament.results", "tournament.play"}),
+    "tournament.analysis": frozenset(
+        {"protocol", "tournament.engines", "tournament.api", "tournament.progress", "tournament.report"}
+    ),
+    "tournament.web": frozenset(
+        {"protocol", "tournament.game", "tournament.engines", "tournament.api", "tournament.results", "tournament.report"}
+    ),
+    "tournament.cli": frozenset(),  # filled below: every room (it dispatches the subcommands)
+    "tournament": frozenset(),  # the package itself: a docstring
+}
+TOURNAMENT_RULES["tournament.cli"] = frozenset({"protocol", *TOURNAMENT_RULES} - {"tournament.cli", "tournament"})
+TOURNAMENT_ROOMS = tuple(TOURNAMENT_RULES)
+# what `tournament/` holds at its top level; each room is a package with a docstring
+TOURNAMENT_TOP_LEVEL = {"__init__.py", "cli.py", "engine.py", "progress.py"}
+TOURNAMENT_PACKAGES = {"game", "engines", "api", "results", "play", "cluster", "report", "analysis", "web"}
+MAX_MODULE_LINES = 800  # a bigger module is split by job
+MAX_MODULES_PER_FOLDER = 12  # a longer flat list is split into rooms
+
 # unit -> the other units it may import (itself always). Most specific prefix wins.
 UNITS = (
     "protocol",
-    "tournament",
     "gomocup_bot.core",
     "gomocup_bot.engine",
     "gomocup_bot.neteval",
@@ -44,6 +78,7 @@ UNITS = (
     "gomocup_bot.cli",
     "gomocup_bot.__main__",
     "gomocup_bot",  # the package itself: `__version__` only
+    *TOURNAMENT_ROOMS,
 )
 ALLOWED: dict[str, frozenset[str]] = {
     "protocol": frozenset(),  # imports nothing of ours
@@ -68,17 +103,18 @@ ALLOWED: dict[str, frozenset[str]] = {
     ),
     "gomocup_bot.warmup": frozenset({"gomocup_bot.core", "gomocup_bot.neteval", "gomocup_bot.search"}),  # above the kernel packages
     "gomocup_bot.bench": frozenset({"gomocup_bot.core", "gomocup_bot.neteval", "gomocup_bot.search"}),  # likewise
-    "gomocup_bot.cli": frozenset(set(UNITS) - {"tournament"}),  # the top: dispatches to every subcommand
+    "gomocup_bot.cli": frozenset(u for u in UNITS if not u.startswith("tournament")),  # the top: every subcommand
     "gomocup_bot.__main__": frozenset({"gomocup_bot.cli"}),
-    "tournament": frozenset({"protocol"}),  # our engines only as `builtin:` command lines, plus:
+    # our engines only as `builtin:` command lines, plus the exception below
+    **TOURNAMENT_RULES,
 }
 # The one exception (documented in docs/architecture.md): the manager reads the registry's names to
 # list and check `builtin:NAME` (it never creates an engine in-process), and looks for the warm-up
 # module before running `python -m gomocup_bot warmup` as a subprocess. Both are dynamic, by name.
 TOURNAMENT_EXCEPTIONS = frozenset(
     {
-        ("tournament.engines", "gomocup_bot.engines", "dynamic"),
-        ("tournament.warmup", "gomocup_bot.warmup", "dynamic"),
+        ("tournament.engines.spec", "gomocup_bot.engines", "dynamic"),
+        ("tournament.engines.warmup", "gomocup_bot.warmup", "dynamic"),
     }
 )
 # what `gomocup_bot/` holds at its top level: everything else lives in a package
@@ -120,10 +156,10 @@ def is_ours(name: str) -> bool:
 
 
 def unit_of(name: str) -> str | None:
-    for unit in UNITS:  # most specific first: "gomocup_bot" last
-        if name == unit or name.startswith(unit + ".") and unit != "gomocup_bot":
+    for unit in UNITS:  # most specific first; the bare packages match only themselves
+        if name == unit or name.startswith(unit + ".") and unit not in ("gomocup_bot", "tournament"):
             return unit
-    return "gomocup_bot" if name == "gomocup_bot" else None
+    return None
 
 
 def imports_of(tree: ast.AST, name: str, is_pkg: bool) -> list[tuple[str, int, str]]:
@@ -198,7 +234,7 @@ def violations(source_of: dict[str, str] | None = None) -> list[str]:
             other = unit_of(target)
             if other == unit or other in ALLOWED[unit]:
                 continue
-            if unit == "tournament" and (name, target, kind) in TOURNAMENT_EXCEPTIONS:
+            if (name, target, kind) in TOURNAMENT_EXCEPTIONS:
                 continue
             problems.append(f"{where}:{line}: {name} ({unit}) imports {target} ({other}): not an allowed direction")
     return problems
@@ -217,13 +253,15 @@ def test_the_walker_sees_local_relative_and_dynamic_imports() -> None:
         "gomocup_bot.core.board": "def f():\n    from gomocup_bot.search import board\n",
         "gomocup_bot.search.layer": "from ..brain import runner\n",
         "protocol.rules": "import importlib\nX = importlib.import_module('gomocup_bot.engines')\n",
-        "tournament.engines": "def g():\n    import gomocup_bot.brain.runner\n",
+        "tournament.engines.spec": "def g():\n    import gomocup_bot.brain.runner\n",
+        "tournament.api.position": "from tournament.web import server\n",
     }
     found = violations(bad)
     assert any("core/board.py:2: gomocup_bot.core.board (gomocup_bot.core) imports gomocup_bot.search" in p for p in found), found
     assert any("search/layer.py:1: gomocup_bot.search.layer (gomocup_bot.search) imports gomocup_bot.brain" in p for p in found), found
     assert any("protocol/rules.py:2: protocol.rules (protocol) imports gomocup_bot.engines" in p for p in found), found
-    assert any("tournament/engines.py:2: tournament.engines (tournament) imports gomocup_bot.brain.runner" in p for p in found), found
+    assert any("tournament/engines/spec.py:2: tournament.engines.spec (tournament.engines) imports gomocup_bot.brain.runner" in p for p in found), found
+    assert any("tournament/api/position.py:1: tournament.api.position (tournament.api) imports tournament.web.server" in p for p in found), found
 
 
 def import_graph(source_of: dict[str, str] | None = None) -> dict[str, dict[str, str]]:
@@ -306,7 +344,48 @@ def test_gomocup_bot_top_level_holds_only_the_entry_points_and_the_contract() ->
     assert files == TOP_LEVEL
     assert packages == PACKAGES
     units = {f"gomocup_bot.{p.removesuffix('.py')}" for p in (files - {"__init__.py"}) | packages}
-    assert set(UNITS) - {"protocol", "tournament", "gomocup_bot"} == units
+    assert {u for u in UNITS if u.startswith("gomocup_bot.")} == units
+
+
+def test_tournament_top_level_holds_the_command_the_api_path_and_the_rooms() -> None:
+    """A new module of `tournament/` goes into the room of its job (or gets a room, a row in
+    TOURNAMENT_RULES and in docs/architecture.md); the top level keeps only the console script,
+    the engine API's public path and the progress line."""
+    here = ROOT / "tournament"
+    assert {p.name for p in here.glob("*.py")} == TOURNAMENT_TOP_LEVEL
+    assert {p.name for p in here.iterdir() if (p / "__init__.py").exists()} == TOURNAMENT_PACKAGES
+    rooms = {f"tournament.{p.removesuffix('.py')}" for p in (TOURNAMENT_TOP_LEVEL - {"__init__.py"}) | TOURNAMENT_PACKAGES}
+    assert rooms | {"tournament"} == set(TOURNAMENT_ROOMS)
+    assert all(unit_of(name) not in (None, "tournament") for name in MODULES if name.startswith("tournament.")), "a module in no room"
+
+
+@pytest.mark.parametrize("room", sorted(TOURNAMENT_PACKAGES))
+def test_each_tournament_room_says_what_it_owns_and_may_import(room: str) -> None:
+    """The package docstring names the room's job and its import rule; `__init__` imports nothing,
+    so importing one module of a room never loads the others."""
+    tree = ast.parse((ROOT / "tournament" / room / "__init__.py").read_text(encoding="utf-8"))
+    doc = ast.get_docstring(tree) or ""
+    assert len(doc) > 80 and "May import" in doc, doc
+    assert not [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    assert f"tournament.{room}" in ARCHITECTURE_ROOMS, f"docs/architecture.md has no row for tournament.{room}"
+
+
+ARCHITECTURE_ROOMS = set(re.findall(r"^\| `(tournament(?:\.\w+)?)`", (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"), re.M))
+
+
+def test_the_docs_table_of_tournament_rooms_matches_the_rules() -> None:
+    assert ARCHITECTURE_ROOMS == set(TOURNAMENT_ROOMS), ARCHITECTURE_ROOMS ^ set(TOURNAMENT_ROOMS)
+
+
+def test_tournament_modules_and_folders_stay_small() -> None:
+    """No module of `tournament/` over MAX_MODULE_LINES lines (split it by job) and no folder with a
+    flat list of more than MAX_MODULES_PER_FOLDER modules (split it into rooms)."""
+    paths = sorted((ROOT / "tournament").rglob("*.py"))
+    long = [f"{p.relative_to(ROOT)}: {n} lines" for p in paths if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES]
+    assert not long, "\n".join(long)
+    folders = {p.parent for p in paths}
+    crowded = [f"{f.relative_to(ROOT)}: {n} modules" for f in folders if (n := len(list(f.glob("*.py")))) > MAX_MODULES_PER_FOLDER]
+    assert not crowded, "\n".join(crowded)
 
 
 def _python_files() -> list[Path]:

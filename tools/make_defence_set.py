@@ -20,7 +20,7 @@ every blunder found there, with the position right before it. `verify` checks ea
 2. the defender D (to move) has no short VCT of its own (the solver, OWN_DEPTH threat moves): the
    position is a defence, not a win.
 3. **every legal move of D is judged by a long run of the analysing engine** (`--engine`, our brain
-   by default, through `tournament.analyser`, so a forced block is followed to the position after
+   by default, through `tournament.analysis.analyser`, so a forced block is followed to the position after
    it): first `--quick` seconds, then, if that did not prove a win for A, `--long` seconds. A move
    after which the engine proves a forced win for A lets it in; the others hold, as far as the
    engine sees (its winrate for D after the move is kept). Deep threats (VCTs of 8-20 plies) are
@@ -77,9 +77,9 @@ import trio
 
 from protocol.rules import Rules
 from tests.search import threat_solver as T
-from tournament.analyser import Analyser, Budget
-from tournament.engine_async import Engine
-from tournament.position import Position
+from tournament.analysis.analyser import Analyser, Budget
+from tournament.api.engine_async import Engine
+from tournament.api.position import Position
 
 SIZE = 15
 RULES = {"freestyle": Rules(), "exact-five": Rules(exact_five=True), "standard": Rules(exact_five=True),
@@ -437,7 +437,7 @@ class WinProver:
     def claims_win(self, rule: str, moves) -> bool:
         """The engine's view for the side to move; an answer with no value (a forced block) is read
         from the position after it."""
-        from tournament.analysis import eval_from_info
+        from tournament.analysis.findings import eval_from_info
 
         info = self._ask(rule, moves, self.long)
         seen = eval_from_info(info, self.long)

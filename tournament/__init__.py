@@ -1,14 +1,17 @@
-"""Local tournament manager and ladder for Gomocup brains (`gomocup-tournament`).
+"""Local tournament manager and ladder for Gomocup brains (`gomocup-tournament`), and the engine API.
 
-Layers, each its own module:
-- `engines` (what the user names) -> `connection` (pipes / TCP, timestamped reply lines)
-  -> `session` (START/RESTART, INFO, clocks, memory) -> `game` (one game, refereed by `referee`);
-- `schedule` (who plays whom) and `runner` (N games at once, storing, SPRT) on top;
-- `store` (SQLite), `ratings` (Elo fit, LOS, SPRT), `report`, `export`, `openings`, `progress`;
-- `cluster` plays the same plans as Dask distributed tasks on other machines (`--cluster`, optional extra);
-- `warmup` fills the numba cache of built-in engines before games, for `cli` and for each cluster worker;
-- `cli` ties them together;
-- `engine` is the engine API for Python code (async `Engine`, `SimpleEngine` in `engine_sync`), on
-  `session` and `connection`, with `position` (a Position judged by the referee), `info` (reading
-  engines' thinking lines) and `errors` (docs/api.md).
+Rooms, one job each, lowest first (each room's docstring says what it owns and may import;
+tests/test_layout.py holds the rules, docs/architecture.md the table):
+- `progress`: the terminal progress line (imports nothing);
+- `game/`: endings, the referee, game records and their PSQ / SGF files;
+- `engines/`: engine specs -> connection (pipes / TCP) -> session (START/RESTART, INFO, clocks,
+  memory), and the warm-up of built-ins;
+- `api/`: the engine API for Python code (`Engine`, `SimpleEngine`, `Position`, `Info`, errors),
+  imported by users as `tournament.engine`;
+- `results/`: the SQLite store and the ratings (Elo fit, LOS, SPRT);
+- `play/`: one game, schedules, openings and the runner (N games at once, SPRT stop);
+- `cluster/`: the same plans as Dask distributed tasks on other machines (`--cluster`, optional extra);
+- `report/`: standings as text and the HTML report; `analysis/`: `analyse` and `evaluate`;
+- `web/`: the local web board (optional extra);
+- `cli`: the `gomocup-tournament` command, on top of them all.
 """

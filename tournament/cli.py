@@ -14,12 +14,12 @@ from pathlib import Path
 import trio
 
 from protocol.rules import RuleError, Rules
-from tournament.engines import EngineSpecError, available_builtins, parse_engine_spec, unique_names
-from tournament.export import write_game
-from tournament.openings import BUILTIN_OPENINGS, EMPTY_OPENING, OpeningError, load_openings
+from tournament.engines.spec import EngineSpecError, available_builtins, parse_engine_spec, unique_names
+from tournament.game.export import write_game
+from tournament.play.openings import BUILTIN_OPENINGS, EMPTY_OPENING, OpeningError, load_openings
 from tournament.progress import Progress, format_duration
-from tournament.report import crosstable, endings_summary, standings_table
-from tournament.runner import (
+from tournament.report.tables import crosstable, endings_summary, standings_table
+from tournament.play.runner import (
     RunSummary,
     SprtSettings,
     TournamentSettings,
@@ -28,9 +28,9 @@ from tournament.runner import (
     prepare_store,
     run_tournament,
 )
-from tournament.session import GameConfig, TimeControl
-from tournament.store import Store, StoreError
-from tournament.warmup import warm_up_builtins
+from tournament.engines.session import GameConfig, TimeControl
+from tournament.results.store import Store, StoreError
+from tournament.engines.warmup import warm_up_builtins
 
 log = logging.getLogger("tournament")
 
@@ -210,13 +210,14 @@ def _run(kind: str, engine_texts: list[str], args: argparse.Namespace) -> int:
     settings = _settings(kind, engines, args)
     target = None
     if args.cluster:
-        from tournament import cluster
+        from tournament.cluster.coordinator import run_cluster
+        from tournament.cluster.target import ClusterError, cluster_target
 
         if args.concurrency is not None:
             raise UsageError("--concurrency is for local runs; on a cluster each worker thread plays one game (dask worker --nthreads)")
         try:
-            target = cluster.cluster_target(args.cluster)
-        except cluster.ClusterError as exc:
+            target = cluster_target(args.cluster)
+        except ClusterError as exc:
             raise UsageError(str(exc)) from None
     progress = Progress(enabled=False if args.quiet else None)
     db = Path(args.db)
@@ -236,8 +237,8 @@ def _run(kind: str, engine_texts: list[str], args: argparse.Namespace) -> int:
             )
         if target is not None:
             try:
-                summary = cluster.run_cluster(settings, store, progress, target, handle_signals=True, warmup=not args.no_warmup)
-            except cluster.ClusterError as exc:
+                summary = run_cluster(settings, store, progress, target, handle_signals=True, warmup=not args.no_warmup)
+            except ClusterError as exc:
                 print(f"gomocup-tournament: {exc}", file=sys.stderr)
                 return 1
         else:
@@ -254,7 +255,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if not Path(args.db).exists():
         raise UsageError(f"no database at {args.db}")
     if args.html:
-        from tournament.report_html import write_html_report
+        from tournament.report.html import write_html_report
 
         try:
             count = write_html_report(args.db, args.html)
@@ -270,7 +271,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _print_sprt_trail(store: Store, args: argparse.Namespace) -> None:
     """With ``--sprt``, or for a match stored with one: the SPRT replayed over the stored games."""
-    from tournament.runner import sprt_trail
+    from tournament.play.runner import sprt_trail
 
     config = store.get_config() or {}
     names = [e["name"] if isinstance(e, dict) else str(e) for e in config.get("engines", [])]
@@ -382,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--psq", metavar="DIR", help="folder for .psq files")
     p.add_argument("--sgf", metavar="DIR", help="folder for .sgf files")
 
-    from tournament import analyse_cli, evaluate_cli
+    from tournament.analysis import analyse_cli, evaluate_cli
 
     for name, module, summary in (
         ("analyse", analyse_cli,
@@ -421,15 +422,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "export":
             return _cmd_export(args)
         if args.command == "analyse":
-            from tournament.analyse_cli import AnalyseUsageError, run as run_analyse
-            from tournament.records import RecordError
+            from tournament.analysis.analyse_cli import AnalyseUsageError, run as run_analyse
+            from tournament.analysis.records import RecordError
 
             try:
                 return run_analyse(args)
             except (AnalyseUsageError, RecordError) as exc:
                 raise UsageError(str(exc)) from None
         if args.command == "evaluate":
-            from tournament.evaluate_cli import EvaluateUsageError, run as run_evaluate
+            from tournament.analysis.evaluate_cli import EvaluateUsageError, run as run_evaluate
 
             try:
                 return run_evaluate(args)

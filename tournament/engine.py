@@ -6,14 +6,14 @@
         result = await engine.play(Position.from_moves("h8 i9"), Limit(turn=0.5))
         info = await engine.analyse(Position.from_moves("h8 i9"), Limit(turn=0.5))
 
-`Engine` is async on trio (`tournament.engine_async`); `SimpleEngine` (`tournament.engine_sync`)
+`Engine` is async on trio (`tournament.api.engine_async`); `SimpleEngine` (`tournament.api.engine_sync`)
 runs one in a background thread for scripts and notebooks. This module is the one import path for
 both (the two implementation modules import each other in one direction only). docs/api.md has
 the guide and runnable examples.
 """
 from __future__ import annotations
 
-from tournament.engine_async import (  # noqa: F401 (the public API)
+from tournament.api.engine_async import (  # noqa: F401 (the public API)
     BLACK,
     WHITE,
     AnalysisStream,
@@ -31,7 +31,7 @@ from tournament.engine_async import (  # noqa: F401 (the public API)
     PositionError,
     Square,
 )
-from tournament.engine_sync import SimpleAnalysis, SimpleEngine  # noqa: F401
+from tournament.api.engine_sync import SimpleAnalysis, SimpleEngine  # noqa: F401
 
 __all__ = [
     "AnalysisStream", "BLACK", "WHITE", "Engine", "EngineError", "EngineReplyError", "EngineStartError",

@@ -47,7 +47,7 @@ L_TWO_OPEN = 10  # one more stone makes an open three, in one or two ways
 L_TWO_FLEX = 11  # ... in three or more ways
 L_ONE_OPEN = 12  # two or more cells make an open two
 
-# renju foul codes (same meaning as tournament.endings)
+# renju foul codes (same meaning as tournament.game.endings)
 FOUL_NONE = 0
 FOUL_DOUBLE_FOUR = 1
 FOUL_DOUBLE_THREE = 2

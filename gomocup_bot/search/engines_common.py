@@ -184,7 +184,7 @@ def _widened(searcher, board, view: BoardView, stop: StopFlag, budget, widen: li
 
 def score_text(score: int) -> str:
     """The PVS score for the summary line: a forced win or loss as `+M<plies>` / `-M<plies>` (the
-    form Rapfi prints and `tournament.info` reads as a mate), so a reader can tell a proven result
+    form Rapfi prints and `tournament.api.info` reads as a mate), so a reader can tell a proven result
     from a large evaluation (both show as winrate 100 %); anything else as the plain number."""
     from gomocup_bot.search import pvs as K
 

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from gomocup_bot.brain.runner import BrainOptions, choose_engine
-from tournament.engines import builtin_argv
+from tournament.engines.spec import builtin_argv
 
 
 def test_option_and_threads_flags_reach_the_engine():
@@ -39,7 +39,7 @@ def test_tournament_builtin_spec_passes_brain_flags_and_engine_options():
 
 
 def test_a_builtin_spec_takes_the_engines_underscored_options_and_refuses_bad_names():
-    from tournament.engines import EngineSpecError, parse_engine_spec
+    from tournament.engines.spec import EngineSpecError, parse_engine_spec
 
     spec = parse_engine_spec("builtin:gomocup-bot?mate_width=1&root_nodes=100000")
     assert "--option" in spec.argv and "mate_width=1" in spec.argv and "root_nodes=100000" in spec.argv

@@ -22,8 +22,8 @@ from gomocup_bot.core.constants import (
 )
 from gomocup_bot.core.rules import forbidden_points, is_win_move, move_outcome, renju_foul
 from protocol.rules import CARO, CARO_EXACT, EXACT_FIVE, FREESTYLE, RENJU
-from tournament import referee
-from tournament.endings import Ending
+from tournament.game import referee
+from tournament.game.endings import Ending
 
 from .conftest import blank, buf, points, put
 

@@ -164,7 +164,7 @@ def test_level_one_searches_less_than_full_strength():
 
 def test_renju_black_never_plays_a_foul_even_when_it_is_the_best_looking_square():
     from protocol.rules import RENJU
-    from tournament.referee import Board, renju_foul
+    from tournament.game.referee import Board, renju_foul
 
     # black to move: the crossing square of the diagonal pair and the row pair would make two
     # open threes at once (a double-three foul) -- the square every threat score likes best

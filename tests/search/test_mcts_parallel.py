@@ -120,7 +120,7 @@ def test_two_threads_play_the_vcf_without_root_checks():
 def test_two_threads_with_reuse_keep_answering_legally_through_a_game():
     from protocol.rules import FREESTYLE
     from gomocup_bot.engine import Position
-    from tournament.referee import Board, makes_win
+    from tournament.game.referee import Board, makes_win
 
     engines = {BLACK: _two_threads(reuse=True), WHITE: FullEngine(backend="mcts", threads=1, reuse=True)}
     for e in engines.values():

@@ -10,7 +10,7 @@ from gomocup_bot.core.board import board_from_rows, board_from_stones, pos_x, po
 from gomocup_bot.core.constants import BLACK, RULE_CARO, RULE_EXACT, RULE_FREESTYLE, RULE_RENJU, WHITE
 from gomocup_bot.search.vct import FAIL as VCF_NONE, UNKNOWN as VCF_UNKNOWN, WIN as VCF_WIN, ThreatSolver
 from protocol.rules import CARO, EXACT_FIVE, FREESTYLE, RENJU
-from tournament import referee
+from tournament.game import referee
 
 from tests.core.conftest import blank, put
 from tests.search.positions import alternating_stones

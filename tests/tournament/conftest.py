@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tournament.session import EnginePool
+from tournament.engines.session import EnginePool
 
 
 @pytest.fixture

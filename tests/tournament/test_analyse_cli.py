@@ -95,9 +95,9 @@ def test_a_known_blunder_is_found_with_its_refutation_and_defences(tmp_path: Pat
 
 def test_the_games_of_one_player_from_a_database(tmp_path: Path) -> None:
     """--engine NAME --lost picks that player's lost games; --game N one game."""
-    from tournament.endings import Ending
-    from tournament.record import BLACK_WON, GameRecord, MoveRecord
-    from tournament.store import Store
+    from tournament.game.endings import Ending
+    from tournament.game.record import BLACK_WON, GameRecord, MoveRecord
+    from tournament.results.store import Store
 
     db = tmp_path / "m.sqlite"
     moves = [(5, 7), (6, 6), (4, 7), (3, 7), (6, 7), (5, 6), (7, 5), (4, 6), (7, 6), (5, 5), (7, 7), (8, 7), (7, 8), (3, 6), (7, 9)]

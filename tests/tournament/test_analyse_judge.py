@@ -1,13 +1,13 @@
-"""The definitions of `tournament.analysis`, on hand-made evaluations (no engine): what is proven,
+"""The definitions of `tournament.analysis.findings`, on hand-made evaluations (no engine): what is proven,
 what is a blunder, where a game became lost by force, and the summary's counts."""
 from __future__ import annotations
 
 from protocol.judge import BLACK, WHITE
-from tournament.analysis import Candidate, Eval, GameAnalysis, assess, eval_from_info, plies_of
-from tournament.analysis_report import game_text, summary
-from tournament.info import Info
-from tournament.position import Position
-from tournament.records import GameSource
+from tournament.analysis.findings import Candidate, Eval, GameAnalysis, assess, eval_from_info, plies_of
+from tournament.analysis.report import game_text, summary
+from tournament.api.info import Info
+from tournament.api.position import Position
+from tournament.analysis.records import GameSource
 
 # black fills row 7 from x=3; white's (9,9) at move 6 leaves black's open three alone
 MOVES = [(3, 7), (3, 8), (4, 7), (4, 8), (5, 7), (9, 9), (6, 7), (0, 0), (7, 7)]

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from protocol.judge import BLACK, WHITE
-from tournament.endings import Ending
-from tournament.export import to_psq, to_sgf
-from tournament.position import sgf_games
-from tournament.record import BLACK_WON, WHITE_WON, GameRecord, MoveRecord
-from tournament.records import RecordError, Selection, read_records
-from tournament.store import Store
+from tournament.game.endings import Ending
+from tournament.game.export import to_psq, to_sgf
+from tournament.api.position import sgf_games
+from tournament.game.record import BLACK_WON, WHITE_WON, GameRecord, MoveRecord
+from tournament.analysis.records import RecordError, Selection, read_records
+from tournament.results.store import Store
 
 # black fills row 7 from x=3, white row 8: black's fifth stone (7,7) wins
 FIVE_GAME = [(3, 7), (3, 8), (4, 7), (4, 8), (5, 7), (5, 8), (6, 7), (6, 8), (7, 7)]

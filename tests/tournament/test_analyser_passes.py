@@ -1,13 +1,13 @@
-"""`tournament.analyser` against a scripted engine (no process): what a valueless answer means, where
+"""`tournament.analysis.analyser` against a scripted engine (no process): what a valueless answer means, where
 the deep pass looks, how a blunder moves back when the position before it was lost too, and how the
 alternatives are judged."""
 from __future__ import annotations
 
 from protocol.judge import BLACK, WHITE
-from tournament.analyser import Analyser, Budget
-from tournament.info import Info
-from tournament.position import Position
-from tournament.records import GameSource
+from tournament.analysis.analyser import Analyser, Budget
+from tournament.api.info import Info
+from tournament.api.position import Position
+from tournament.analysis.records import GameSource
 
 # black fills row 7 from x=3; white's (9,9) at move 6 leaves black's open three alone
 MOVES = [(3, 7), (3, 8), (4, 7), (4, 8), (5, 7), (9, 9), (6, 7), (0, 0), (7, 7)]

@@ -9,7 +9,7 @@ import pytest
 import trio
 
 from api_helpers import fake_argv
-from tournament.endings import Ending
+from tournament.game.endings import Ending
 from tournament.engine import (
     BLACK,
     Engine,

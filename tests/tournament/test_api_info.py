@@ -6,7 +6,7 @@ import pytest
 
 from gomocup_bot.search.adapter import summary_text
 from gomocup_bot.search.engines_common import score_text
-from tournament.info import Info, InfoReader, parse_text
+from tournament.api.info import Info, InfoReader, parse_text
 
 H8, I9, J10 = (7, 7), (8, 8), (9, 9)
 

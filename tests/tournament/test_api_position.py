@@ -6,11 +6,11 @@ import pytest
 from protocol import judge
 from protocol import messages as m
 from protocol.rules import RENJU, Rules
-from tournament.endings import Ending
-from tournament.position import BLACK, WHITE, Position, PositionError
-from tournament.export import to_psq, to_sgf
-from tournament.position import parse_square
-from tournament.record import BLACK_WON, GameRecord, MoveRecord
+from tournament.game.endings import Ending
+from tournament.api.position import BLACK, WHITE, Position, PositionError
+from tournament.game.export import to_psq, to_sgf
+from tournament.api.position import parse_square
+from tournament.game.record import BLACK_WON, GameRecord, MoveRecord
 
 # black fills row 7 from x=3, white row 8: black's fifth stone (7,7) wins
 FIVE_GAME = [(3, 7), (3, 8), (4, 7), (4, 8), (5, 7), (5, 8), (6, 7), (6, 8), (7, 7)]

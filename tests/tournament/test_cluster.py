@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tour_helpers import fake_command
-from tournament.cluster import ClusterError, ClusterTarget, parse_cluster
+from tournament.cluster.target import ClusterError, ClusterTarget, parse_cluster
 
 CLI = [sys.executable, "-c", "import sys; from tournament.cli import main; sys.exit(main())"]
 SLOT_COLUMNS = "slot, pair_index, black, white, opening_index, opening"

@@ -152,7 +152,7 @@ def test_interrupt_stops_cleanly_and_resume_finishes(tmp_path: Path, signum: int
 
 
 def test_ladder_with_no_engines_uses_the_builtins(tmp_path: Path) -> None:
-    from tournament.engines import available_builtins
+    from tournament.engines.spec import available_builtins
 
     builtins = available_builtins()
     assert {"random", "greedy"} <= set(builtins)

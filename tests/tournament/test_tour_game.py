@@ -9,10 +9,10 @@ import trio
 
 from tour_helpers import fake_spec
 from protocol.rules import FREESTYLE, RENJU
-from tournament.endings import Ending
-from tournament.game import play_game
-from tournament.record import BLACK_WON, WHITE_WON
-from tournament.session import GameConfig, TimeControl
+from tournament.game.endings import Ending
+from tournament.play.game import play_game
+from tournament.game.record import BLACK_WON, WHITE_WON
+from tournament.engines.session import GameConfig, TimeControl
 
 FAST = TimeControl(turn_ms=1000, match_ms=None, tolerance_ms=1500, late_grace_ms=300)  # roomy: CI machines are busy
 CONFIG = GameConfig(width=15, height=15, rules=FREESTYLE, time=FAST, start_timeout=5.0)
@@ -167,8 +167,8 @@ async def test_engines_survive_trio_retiring_its_worker_threads(nursery, monkeyp
     """Regression: engines forked from a trio worker thread died with that thread (parent-death signal)."""
     import trio._core._thread_cache as thread_cache
 
-    from tournament.connection import ProcessConnection
-    from tournament.session import EngineSession  # noqa: F401 - same import path as the runner
+    from tournament.engines.connection import ProcessConnection
+    from tournament.engines.session import EngineSession  # noqa: F401 - same import path as the runner
 
     monkeypatch.setattr(thread_cache, "IDLE_TIMEOUT", 0.05)
     spec = fake_spec("x", "--row", "0")
@@ -215,7 +215,7 @@ async def test_move_limit_draw_and_output_flood(pool) -> None:
 
 
 def test_line_splitting_accepts_every_line_ending() -> None:
-    from tournament.connection import _split_lines
+    from tournament.engines.connection import _split_lines
 
     lines, rest = _split_lines(bytearray(b"OK\r\n7,7\r8,8\nMESSAGE x\r\npartial"))
     assert [l for l in lines if l] == [b"OK", b"7,7", b"8,8", b"MESSAGE x"]

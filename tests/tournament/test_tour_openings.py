@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from protocol.rules import FREESTYLE
-from tournament.openings import (
+from tournament.play.openings import (
     BUILTIN_OPENINGS,
     Opening,
     OpeningBook,
@@ -16,7 +16,7 @@ from tournament.openings import (
     parse_pos_line,
     read_openings,
 )
-from tournament.referee import GameReferee
+from tournament.game.referee import GameReferee
 
 PISKVORK = Path("/work/shared/data/openings/piskvork_openings.txt")
 

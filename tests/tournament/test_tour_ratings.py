@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from tournament.ratings import (
+from tournament.results.ratings import (
     GameScore,
     _mle_with_mean,
     gsprt_llr,
@@ -166,7 +166,7 @@ def test_match_elo_summary() -> None:
 
 
 def test_tally_gives_the_same_fit_as_single_games() -> None:
-    from tournament.ratings import Tally
+    from tournament.results.ratings import Tally
 
     result = games("A", "B", 6, 2, 2) + games("B", "C", 3, 3, 4) + games("C", "A", 1, 1, 8)
     tally = Tally()

@@ -5,8 +5,8 @@ The rules it applies are `protocol.judge`'s, tested in tests/protocol/test_judge
 from __future__ import annotations
 
 from protocol.rules import FREESTYLE, RENJU
-from tournament.endings import Ending
-from tournament.referee import BLACK, WHITE, Board, GameReferee, renju_foul
+from tournament.game.endings import Ending
+from tournament.game.referee import BLACK, WHITE, Board, GameReferee, renju_foul
 
 ROW = 7
 

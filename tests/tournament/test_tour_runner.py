@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from tour_helpers import fake_spec
-from tournament.endings import Ending
-from tournament.openings import BUILTIN_OPENINGS
-from tournament.record import GameRecord
-from tournament.runner import SprtSettings, TournamentSettings, prepare_store, run_tournament, sprt_state
-from tournament.schedule import LadderPlanner, gauntlet_plan, match_plan, round_robin_plan, tally_of
-from tournament.session import GameConfig, TimeControl
-from tournament.store import Store, StoreError
+from tournament.game.endings import Ending
+from tournament.play.openings import BUILTIN_OPENINGS
+from tournament.game.record import GameRecord
+from tournament.play.runner import SprtSettings, TournamentSettings, prepare_store, run_tournament, sprt_state
+from tournament.play.schedule import LadderPlanner, gauntlet_plan, match_plan, round_robin_plan, tally_of
+from tournament.engines.session import GameConfig, TimeControl
+from tournament.results.store import Store, StoreError
 
 FAST = GameConfig(time=TimeControl(turn_ms=1000, tolerance_ms=1500, late_grace_ms=200), start_timeout=10.0)
 
@@ -155,7 +155,7 @@ async def test_ladder_replays_the_missing_half_of_a_pair(tmp_path: Path) -> None
 async def test_gauntlet_against_every_kind_of_misbehaviour(tmp_path: Path) -> None:
     """Each misbehaving brain loses both its games for the right recorded reason; the gauntlet goes on."""
     from protocol.rules import RENJU
-    from tournament.openings import EMPTY_OPENING
+    from tournament.play.openings import EMPTY_OPENING
 
     opponents = {
         "crash-start": (["--mode", "crash-start"], {Ending.START_FAILED}),

@@ -10,12 +10,12 @@ from functools import partial
 import trio
 
 from tour_helpers import FAKE_BRAIN, fake_spec
-from tournament.endings import Ending
-from tournament.engines import parse_engine_spec
-from tournament.game import play_game
-from tournament.openings import BUILTIN_OPENINGS
-from tournament.record import BLACK_WON, WHITE_WON
-from tournament.session import GameConfig, TimeControl
+from tournament.game.endings import Ending
+from tournament.engines.spec import parse_engine_spec
+from tournament.play.game import play_game
+from tournament.play.openings import BUILTIN_OPENINGS
+from tournament.game.record import BLACK_WON, WHITE_WON
+from tournament.engines.session import GameConfig, TimeControl
 
 CONFIG = GameConfig(time=TimeControl(turn_ms=2000, tolerance_ms=1000), start_timeout=10.0)
 

@@ -1,4 +1,4 @@
-"""The built-in engines' warm-up (`tournament.warmup`), shared by the command line and the cluster
+"""The built-in engines' warm-up (`tournament.engines.warmup`), shared by the command line and the cluster
 workers: when it runs `gomocup-bot warmup`, and that a failure is a warning, not an error."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from tournament import warmup
-from tournament.engines import parse_engine_spec
+from tournament.engines import warmup
+from tournament.engines.spec import parse_engine_spec
 from tournament.progress import Progress
 
 from tour_helpers import fake_spec

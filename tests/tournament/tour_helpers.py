@@ -5,7 +5,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from tournament.engines import EngineSpec, parse_engine_spec
+from tournament.engines.spec import EngineSpec, parse_engine_spec
 
 FAKE_BRAIN = Path(__file__).with_name("fake_brain.py")
 

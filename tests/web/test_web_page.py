@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tournament.store import Store
+from tournament.results.store import Store
 
 from web_helpers import HERE, ROOT, wait_no_children
 

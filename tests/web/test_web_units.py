@@ -4,10 +4,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tournament.endings import Ending
-from tournament.record import BLACK_WON, GameRecord, MoveRecord
-from tournament.report_html import render_html, summary, write_html_report
-from tournament.store import Store
+from tournament.game.endings import Ending
+from tournament.game.record import BLACK_WON, GameRecord, MoveRecord
+from tournament.report.html import render_html, summary, write_html_report
+from tournament.results.store import Store
 from tournament.web.play import thinking_info
 from web_helpers import ROOT
 

@@ -1,8 +1,8 @@
 """One human-vs-engine game per browser connection, played through the manager's own code.
 
-The engine is an `EngineSession` (tournament/session.py): launched or RESTARTed, given the INFO
+The engine is an `EngineSession` (tournament/engines/session.py): launched or RESTARTed, given the INFO
 settings, asked for moves on the manager's clock, closed with END and killed if it lingers. Every
-move, the human's and the engine's, is judged by `GameReferee` (tournament/referee.py on
+move, the human's and the engine's, is judged by `GameReferee` (tournament/game/referee.py on
 protocol/judge.py). This module only adds what a person needs on top: choosing the settings,
 undo (TAKEBACK), swapping colours, and forwarding the engine's thinking lines as they arrive.
 
@@ -22,13 +22,13 @@ import trio
 from protocol import messages as m
 from protocol.parser import parse_reply
 from protocol.rules import Rules
-from tournament.connection import EngineClosed, ReplyLine
-from tournament.endings import Ending
-from tournament.engines import EngineSpec
-from tournament.info import parse_text
-from tournament.position import board_command
-from tournament.referee import BLACK, WHITE, GameReferee
-from tournament.session import EngineSession, Failure, GameConfig, TimeControl
+from tournament.engines.connection import EngineClosed, ReplyLine
+from tournament.game.endings import Ending
+from tournament.engines.spec import EngineSpec
+from tournament.api.info import parse_text
+from tournament.api.position import board_command
+from tournament.game.referee import BLACK, WHITE, GameReferee
+from tournament.engines.session import EngineSession, Failure, GameConfig, TimeControl
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ class BadRequest(Exception):
 def thinking_info(line: str, width: int = MAX_SIZE, height: int = MAX_SIZE) -> dict[str, Any] | None:
     """A brain's thinking line as the page shows it, or None for lines that say nothing useful.
 
-    Summaries are read by the engine API's reader (`tournament.info`), so every dialect it knows
+    Summaries are read by the engine API's reader (`tournament.api.info`), so every dialect it knows
     (ours, Rapfi's, Yixin's, plain `depth .. eval ..`) shows its depth, score, winrate and PV.
     """
     reply = parse_reply(line)

@@ -41,9 +41,9 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from tournament.engines import EngineSpec, EngineSpecError, available_builtins, parse_engine_spec, unique_names
-from tournament.report_html import game_json, static_text, summary
-from tournament.store import Store, StoreError
+from tournament.engines.spec import EngineSpec, EngineSpecError, available_builtins, parse_engine_spec, unique_names
+from tournament.report.html import game_json, static_text, summary
+from tournament.results.store import Store, StoreError
 from tournament.web.play import PlayController
 
 log = logging.getLogger(__name__)
