@@ -47,14 +47,16 @@ def pool(weights: NetWeights, net: RuleNet, cells: np.ndarray, view: int) -> np.
     return (act[empty] - act0).sum(axis=0)
 
 
-def logit(weights: NetWeights, net: RuleNet, cells: np.ndarray, view: int, mask: int) -> float:
-    """The value head's logit for side ``view`` to move with threat mask ``mask``."""
+def logit(weights: NetWeights, net: RuleNet, cells: np.ndarray, view: int, mask: int, tables: float = 0.0) -> float:
+    """The value head's logit for side ``view`` to move with threat mask ``mask`` and the tables'
+    static value ``tables`` (evaluation units)."""
     base = pool(weights, net, np.zeros_like(cells), view)
     x = (pool(weights, net, cells, view) - base) / (weights.act_scale * weights.pool_norm)
     bits = np.array([(mask >> t) & 1 for t in range(MASK_BITS)], dtype=np.float64)
     inp = np.concatenate([x, bits])
     hid = np.maximum(np.asarray(net.w1[view], np.float64) @ inp + np.asarray(net.b1[view], np.float64), 0.0)
-    return float(np.asarray(net.w2[view], np.float64) @ hid + float(net.b2[view]))
+    return float(np.asarray(net.w2[view], np.float64) @ hid + float(net.b2[view])
+                 + float(net.tw[view]) * tables / weights.scale)
 
 
 def policy(weights: NetWeights, net: RuleNet, cells: np.ndarray, view: int) -> np.ndarray:
@@ -79,5 +81,6 @@ def random_weights(feature: int = 8, hidden: int = 8, seed: int = 0, rules=("fre
             b2=rng.normal(0, 0.1, size=2).astype(np.float32),
             wp=rng.normal(0, 1.0, size=(2, feature)).astype(np.float32),
             bp=rng.normal(0, 0.1, size=2).astype(np.float32),
+            tw=rng.normal(1.0, 0.2, size=2).astype(np.float32),
         )
     return out

@@ -36,7 +36,7 @@ from .weights import MASK_BITS, N_WINDOWS, WINDOW_HALF, NetWeights, RuleNet
 assert WINDOW_HALF == 4 and TABLE_MAX_K == 5  # `window_of` cuts the board's fifth cells off
 
 NetState = namedtuple("NetState", ["cb", "sel", "acc", "pool", "hist", "base", "act0", "w1", "b1", "w2", "b2",
-                                   "wp", "bp", "x", "conf"])
+                                   "wp", "bp", "tw", "x", "conf"])
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
@@ -60,7 +60,7 @@ def dummy_state() -> NetState:
                     np.zeros((2, 1, 1), dtype=np.int32), np.zeros((2, 1), dtype=np.int32),
                     np.zeros((1, 2, 1), dtype=np.int32), np.zeros((2, 1), dtype=np.int32),
                     np.zeros((2, 1), dtype=np.int32), np.zeros((2, 1, 1), dtype=np.float32), z32, z32,
-                    np.zeros(1, dtype=np.float32), z32, np.zeros(1, dtype=np.float32),
+                    np.zeros(1, dtype=np.float32), z32, np.zeros(1, dtype=np.float32), np.zeros(1, dtype=np.float32),
                     np.zeros(1 + MASK_BITS, dtype=np.float32), np.zeros(C_LEN, dtype=np.float64))
 
 
@@ -85,6 +85,7 @@ def new_state(board, weights: NetWeights, net: RuleNet) -> NetState:
                   np.ascontiguousarray(net.w1, dtype=f32), np.ascontiguousarray(net.b1, dtype=f32),
                   np.ascontiguousarray(net.w2, dtype=f32), np.ascontiguousarray(net.b2, dtype=f32),
                   np.ascontiguousarray(net.wp, dtype=f32), np.ascontiguousarray(net.bp, dtype=f32),
+                  np.ascontiguousarray(net.tw, dtype=f32),
                   np.zeros(feature + MASK_BITS, dtype=f32), conf)
     shape = (id(net), int(board.meta[M_WIDTH]), int(board.meta[M_HEIGHT]), int(board.meta[M_RULE]))
     base = _BASES.get(shape)
@@ -208,8 +209,9 @@ def net_take(n, b, p, colour):
 
 
 @njit(cache=True, nogil=True, fastmath=True, _nrt=False)
-def net_logit(n, view, mask):
-    """The value head for side ``view`` (0 black, 1 white) to move, as a logit of its winning.
+def net_logit(n, view, mask, tables):
+    """The value head for side ``view`` (0 black, 1 white) to move, as a logit of its winning;
+    ``tables``: the tables' static value of the position (evaluation units), weighted by ``tw``.
     The mask's bits go into the input vector after the pool, so each hidden unit is one dot
     product the compiler vectorises (with the bits tested one by one it took twice as long)."""
     feature = n.acc.shape[2]
@@ -221,7 +223,7 @@ def net_logit(n, view, mask):
         x[feature + t] = np.float32((mask >> t) & 1)
     width = x.shape[0]
     w1 = n.w1[view]
-    out = np.float32(n.b2[view])
+    out = np.float32(n.b2[view]) + n.tw[view] * np.float32(tables / n.conf[C_SCALE])
     for j in range(w1.shape[0]):
         row = w1[j]
         s = n.b1[view, j]
@@ -233,9 +235,9 @@ def net_logit(n, view, mask):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def net_value(n, view, mask):
+def net_value(n, view, mask, tables):
     """The value head in evaluation units (the search's scale), rounded."""
-    return np.int64(np.round(net_logit(n, view, mask) * n.conf[C_SCALE]))
+    return np.int64(np.round(net_logit(n, view, mask, tables) * n.conf[C_SCALE]))
 
 
 @njit(cache=True, nogil=True, _nrt=False)

@@ -12,7 +12,9 @@ scales (``act_scale``: the integer that stands for 1.0 in the codebook and the c
 training ``notes``. Per rule the body holds ``cbsel`` int8[2] (which codebook the black and the
 white side to move read: the same one where the rule treats the colours alike), ``codebook``
 int16[codebooks, windows, F], and per side to move float32 ``w1[2, H, F + 11]``, ``b1[2, H]``,
-``w2[2, H]``, ``b2[2]`` (the value head) and ``wp[2, F]``, ``bp[2]`` (the policy head).
+``w2[2, H]``, ``b2[2]`` (the value head), ``wp[2, F]``, ``bp[2]`` (the policy head) and ``tw[2]``:
+the weight of the tables' static value (`core.evaltables`, in logits) added to the value head's
+output, so the net learns what the tables miss rather than what they already hold.
 """
 from __future__ import annotations
 
@@ -53,6 +55,7 @@ class RuleNet:
     b2: "object"
     wp: "object"
     bp: "object"
+    tw: "object"
 
 
 @dataclass
@@ -77,6 +80,7 @@ def _array_specs(feature: int, hidden: int, codebooks: int) -> list[tuple[str, s
         ("b2", "<f4", (2,)),
         ("wp", "<f4", (2, feature)),
         ("bp", "<f4", (2,)),
+        ("tw", "<f4", (2,)),
     ]
 
 

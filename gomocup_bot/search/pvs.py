@@ -267,13 +267,6 @@ def evaluate(b, side, w):
     position's and the previous one's (before the opponent's last move, seen from the same side)."""
     me = side - 1
     op = 1 - me
-    if w.params[P_NET] != 0:
-        v = net_value(w.net, me, threat_mask(b, me, op))
-        if v > WIN_BOUND - 1:
-            v = WIN_BOUND - 1
-        elif v < -(WIN_BOUND - 1):
-            v = -(WIN_BOUND - 1)
-        return v
     v = _pattern_sum(b.vsum[me], b.vsum[op])
     if w.params[P_EVAL_AVG] != 0 and b.meta[M_TABLE] != 0:
         n = b.meta[M_NMOVES]
@@ -288,6 +281,12 @@ def evaluate(b, side, w):
         v = WIN_BOUND - 1
     elif v < -(WIN_BOUND - 1):
         v = -(WIN_BOUND - 1)
+    if w.params[P_NET] != 0:  # the net reads the tables' value beside its own features
+        v = net_value(w.net, me, threat_mask(b, me, op), v)
+        if v > WIN_BOUND - 1:
+            v = WIN_BOUND - 1
+        elif v < -(WIN_BOUND - 1):
+            v = -(WIN_BOUND - 1)
     return v
 
 

@@ -9,7 +9,9 @@ neighbours in pattern space suggest. After training the codebook is evaluated on
 the fixed point the kernels use, and written out (`export`); training already rounds it on the
 forward pass (straight-through), so the exported net is the one that was trained.
 
-Everything else mirrors `neteval.state` / `neteval.reference`: the four rows summed, clipped to
+The value head also reads the tables' static value (`core.evaltables`, through a learned weight
+that starts at 1): the net learns the correction to the tables, which hold the single-square
+patterns well already. Everything else mirrors `neteval.state` / `neteval.reference`: the four rows summed, clipped to
 [0, 1], the empty squares pooled less the far-square constant and the empty board's pool, the
 value head on the pool and the threat mask, a linear policy over each square's clipped features.
 """
@@ -67,6 +69,7 @@ class LineNet(nn.Module):
         self.b2 = nn.Parameter(torch.zeros(codebooks))
         self.wp = nn.Parameter(torch.randn(codebooks, feature) * 0.1)
         self.bp = nn.Parameter(torch.zeros(codebooks))
+        self.tw = nn.Parameter(torch.ones(codebooks))  # the tables' value passes through at first
         onehot, rev = _all_windows()
         self.register_buffer("onehot", onehot, persistent=False)
         self.register_buffer("rev", rev, persistent=False)
@@ -94,8 +97,9 @@ class LineNet(nn.Module):
         digits = flat[:, self.windex]  # [B, 4, 225, CELLS]
         return (digits * self.pow3).sum(-1)
 
-    def forward(self, cells: torch.Tensor, colour: torch.Tensor, mask: torch.Tensor):
-        """(value logit [B], policy logits [B, 225] with occupied squares at -inf)."""
+    def forward(self, cells: torch.Tensor, colour: torch.Tensor, mask: torch.Tensor, tables: torch.Tensor):
+        """(value logit [B], policy logits [B, 225] with occupied squares at -inf); ``tables``: the
+        tables' static value of each position (evaluation units)."""
         cb = self.codebook()  # [C, W, F]
         c = (colour.long() - 1).clamp(max=self.codebooks - 1)  # black 0, white 1 (or 0 with one codebook)
         keys = self.keys(cells) + (c * N_WINDOWS)[:, None, None]  # rows of the stacked codebooks
@@ -113,7 +117,7 @@ class LineNet(nn.Module):
         bits = ((mask.long()[:, None] >> torch.arange(MASK_BITS, device=mask.device)) & 1).float()
         inp = torch.cat([x, bits], dim=1)
         h = torch.relu(torch.einsum("bhi,bi->bh", self.w1[c], inp) + self.b1[c])
-        value = (h * self.w2[c]).sum(1) + self.b2[c]
+        value = (h * self.w2[c]).sum(1) + self.b2[c] + self.tw[c] * tables.float() / EVAL_SCALE
         pol = (act * self.wp[c][:, None, :]).sum(-1) + self.bp[c][:, None]
         pol = pol.masked_fill(empty == 0, float("-inf"))
         return value, pol
@@ -138,7 +142,7 @@ class LineNet(nn.Module):
         return RuleNet(cbsel=np.array(views, dtype=np.int8),
                        codebook=np.clip(np.round(cb * ACT_SCALE), -32767, 32767).astype(np.int16),
                        w1=per_view(self.w1), b1=per_view(self.b1), w2=per_view(self.w2), b2=per_view(self.b2),
-                       wp=per_view(self.wp), bp=per_view(self.bp))
+                       wp=per_view(self.wp), bp=per_view(self.bp), tw=per_view(self.tw))
 
 
 def new_weights(feature: int, hidden: int) -> NetWeights:

@@ -4,7 +4,9 @@ One rule a run (freestyle, standard or renju). The records become positions once
 keeps them as an ``.npz`` for the next run); games are split by hash, a tenth held out. The
 value head learns ``λ · result + (1 − λ) · sigmoid(value / 250)`` (the game's result blended
 with the generating search's value; match games, which carry no value, their result), the policy
-head the move played. Adam, fixed seeds, a cosine learning-rate schedule; a checkpoint after
+head the move played; the value head also reads the tables' static value of the position (the
+net learns their correction), so a net is trained for one set of tables: the shipped ``eval.gbw``
+when the positions were extracted (its digest is in the notes). Adam, fixed seeds, a cosine learning-rate schedule; a checkpoint after
 every epoch and every ``--checkpoint-every`` steps lets an interrupted run go on where it
 stopped (same command). The weights file gets this rule's net; the other rules' nets are copied
 from ``--base`` (default: the package's file, if it has them).
@@ -59,13 +61,13 @@ def evaluate_rows(model, rows, lam: float, batch: int = 1024) -> dict:
         logits = []
         for i in range(0, len(vrows), batch):
             v, _ = model(torch.from_numpy(vrows.cells[i:i + batch]), torch.from_numpy(vrows.colour[i:i + batch]),
-                         torch.from_numpy(vrows.mask[i:i + batch]))
+                         torch.from_numpy(vrows.mask[i:i + batch]), torch.from_numpy(vrows.table_eval[i:i + batch]))
             logits.append(v.numpy())
         lg = np.concatenate(logits) if logits else np.zeros(0)
         ce, top1, n = 0.0, 0, 0
         for i in range(0, len(prows), batch):
             _, pol = model(torch.from_numpy(prows.cells[i:i + batch]), torch.from_numpy(prows.colour[i:i + batch]),
-                           torch.from_numpy(prows.mask[i:i + batch]))
+                           torch.from_numpy(prows.mask[i:i + batch]), torch.from_numpy(prows.table_eval[i:i + batch]))
             tgt = torch.from_numpy(prows.move[i:i + batch].astype(np.int64))
             ce += float(torch.nn.functional.cross_entropy(pol, tgt, reduction="sum"))
             top1 += int((pol.argmax(1) == tgt).sum())
@@ -162,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
         for g in opt.param_groups:
             g["lr"] = lr
         cells = torch.from_numpy(train.cells[sel])
-        value, pol = model(cells, torch.from_numpy(train.colour[sel]), torch.from_numpy(train.mask[sel]))
+        value, pol = model(cells, torch.from_numpy(train.colour[sel]), torch.from_numpy(train.mask[sel]),
+                           torch.from_numpy(train.table_eval[sel]))
         vmask = torch.from_numpy(train.value_row[sel])
         y = torch.from_numpy(y_all[sel])
         loss_v = torch.nn.functional.binary_cross_entropy_with_logits(value[vmask], y[vmask]) if vmask.any() else value.sum() * 0
@@ -197,7 +200,11 @@ def main(argv: list[str] | None = None) -> int:
         out.rules.update({k: v for k, v in base.rules.items() if k != args.rule})
         out.notes.update({k: v for k, v in base.notes.items() if k != args.rule})
     out.rules[args.rule] = model.export()
+    from gomocup_bot.core.evalfile import read_bytes
+    import zlib
+
     out.notes[args.rule] = {"files": [Path(f).name for f in args.files], "positions": len(train),
+                            "tables_crc32": zlib.crc32(read_bytes()[0]),
                             "held_out": {k: (round(v, 5) if isinstance(v, float) else v) for k, v in figures.items()},
                             "args": {k: v for k, v in vars(args).items() if k not in ("files", "out", "cache", "checkpoint", "base")}}
     W.save(out, args.out)
@@ -205,13 +212,14 @@ def main(argv: list[str] | None = None) -> int:
     net = W.load(args.out).rules[args.rule]
     sample = test.select(slice(0, 8))
     with torch.no_grad():
-        v, _ = model(torch.from_numpy(sample.cells), torch.from_numpy(sample.colour), torch.from_numpy(sample.mask))
+        v, _ = model(torch.from_numpy(sample.cells), torch.from_numpy(sample.colour), torch.from_numpy(sample.mask),
+                     torch.from_numpy(sample.table_eval))
     worst = 0.0
     for j in range(len(sample)):
         cells = sample.cells[j].reshape(15, 15).astype(np.int64)
         colour = int(sample.colour[j])
         board = np.where(cells == 1, colour, np.where(cells == 2, 3 - colour, 0))
-        ref = reference.logit(out, net, board, colour - 1, int(sample.mask[j]))
+        ref = reference.logit(out, net, board, colour - 1, int(sample.mask[j]), float(sample.table_eval[j]))
         worst = max(worst, abs(ref - float(v[j])))
     log(f"wrote {args.out}: rule {args.rule}, the export within {worst:.2e} logits of the trainer's forward pass")
     return 0

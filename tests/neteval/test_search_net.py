@@ -30,15 +30,16 @@ def test_a_search_leaves_the_net_state_as_it_found_it():
         assert np.array_equal(st.acc[:, empty], fresh.acc[:, empty])
 
 
-def test_the_static_value_is_the_nets_with_the_threat_mask():
+def test_the_static_value_is_the_nets_read_with_the_threat_mask_and_the_tables_value():
     weights = R.random_weights(feature=8, hidden=8, seed=6)
     net = weights.rules["freestyle"]
     board, side = midgame_boards()[5]
     st = new_state(board, weights, net)
     w = _work(board, st)
     me = side - 1
-    want = int(net_value(st, me, K.threat_mask(board, me, 1 - me)))
-    want = max(-(K.WIN_BOUND - 1), min(K.WIN_BOUND - 1, want))
-    assert K.evaluate(board, side, w) == want
     tables = K.new_work(board, K.new_tt(1 << 16), K.default_params(), np.zeros(1, dtype=np.int32))
-    assert tables.params[K.P_NET] == 0 and K.evaluate(board, side, tables) != want
+    assert tables.params[K.P_NET] == 0
+    table_value = K.evaluate(board, side, tables)
+    want = int(net_value(st, me, K.threat_mask(board, me, 1 - me), table_value))
+    want = max(-(K.WIN_BOUND - 1), min(K.WIN_BOUND - 1, want))
+    assert K.evaluate(board, side, w) == want != table_value

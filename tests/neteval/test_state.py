@@ -102,8 +102,9 @@ def test_the_heads_equal_the_numpy_reference(rule):
         cells = _cells(b)
         for view in range(2):
             mask = int(rng.integers(0, 1 << 11))
-            got = float(net_logit(st, view, mask))
-            want = R.logit(weights, net, cells, view, mask)
+            tables = float(rng.integers(-600, 600))
+            got = float(net_logit(st, view, mask, tables))
+            want = R.logit(weights, net, cells, view, mask, tables)
             assert got == pytest.approx(want, rel=1e-4, abs=1e-4)
             pol = R.policy(weights, net, cells, view)
             for y in range(15):

@@ -41,11 +41,12 @@ def test_trainer_forward_equals_the_kernels(codebooks, rule):
             side = 3 - side
         mover = np.where(cells == side, 1, np.where(cells == 0, 0, 2)).reshape(1, 225)
         mask = int(rng.integers(0, 2048))
+        tables = float(rng.integers(-500, 500))
         with torch.no_grad():
             v, pol = model(torch.from_numpy(mover.astype(np.uint8)), torch.tensor([side], dtype=torch.int8),
-                           torch.tensor([mask], dtype=torch.int16))
-        assert float(net_logit(st, side - 1, mask)) == pytest.approx(float(v[0]), abs=2e-4)
-        assert R.logit(w, net, cells, side - 1, mask) == pytest.approx(float(v[0]), abs=2e-4)
+                           torch.tensor([mask], dtype=torch.int16), torch.tensor([tables], dtype=torch.float32))
+        assert float(net_logit(st, side - 1, mask, tables)) == pytest.approx(float(v[0]), abs=2e-4)
+        assert R.logit(w, net, cells, side - 1, mask, tables) == pytest.approx(float(v[0]), abs=2e-4)
         for q in range(225):
             if mover[0, q] == 0:
                 assert float(net_policy(st, side - 1, to_pos(b, q % 15, q // 15))) == pytest.approx(float(pol[0, q]), abs=2e-4)

@@ -22,7 +22,7 @@ def test_round_trip_keeps_every_array(tmp_path):
     assert (back.feature, back.hidden, back.act_scale, back.pool_norm, back.scale) == (8, 6, 256, 16.0, 250.0)
     assert set(back.rules) == {"freestyle", "standard", "renju"}
     for name, net in w.rules.items():
-        for field in ("cbsel", "codebook", "w1", "b1", "w2", "b2", "wp", "bp"):
+        for field in ("cbsel", "codebook", "w1", "b1", "w2", "b2", "wp", "bp", "tw"):
             assert np.array_equal(np.asarray(getattr(back.rules[name], field)), np.asarray(getattr(net, field))), (name, field)
     assert back.rules["renju"].codebook.shape[0] == 2 and list(back.rules["renju"].cbsel) == [0, 1]
     assert back.notes == {"random": 2}
