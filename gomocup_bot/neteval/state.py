@@ -42,8 +42,10 @@ NetState = namedtuple("NetState", ["cb", "sel", "acc", "pool", "hist", "base", "
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 def window_of(half):
     """The net's window number from one colour's half of a board key (ten cells, digit j the
-    cell at offset j - 5, or j - 4 past the square): the middle eight digits."""
-    return (half // 3) % N_WINDOWS
+    cell at offset j - 5, or j - 4 past the square): the middle eight digits (unsigned: no sign
+    fix-up of Python's floor division)."""
+    return (np.uint64(half) // np.uint64(3)) % np.uint64(N_WINDOWS)
+
 
 # conf: the file's scales as float64 (numba freezes module globals, the state carries them)
 C_ACT = 0  # act_scale: the integer standing for 1.0
@@ -127,34 +129,35 @@ def refresh(n, b):
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
+def _shift_view(n, view, uq, new, old, s_act, track):
+    """One side to move's sums of square uq: codebook row ``new`` in, ``old`` out."""
+    feature = n.acc.shape[2]
+    c = np.uint64(n.sel[view])
+    acc = n.acc[view, uq]
+    cnew = n.cb[c, new]
+    cold = n.cb[c, old]
+    if track:
+        pool = n.pool[view]
+        zero = np.int32(0)
+        for f in range(feature):
+            before = acc[f]
+            after = before + (np.int32(cnew[f]) - np.int32(cold[f]))
+            acc[f] = after
+            pool[f] += min(max(after, zero), s_act) - min(max(before, zero), s_act)
+    else:
+        for f in range(feature):
+            acc[f] += np.int32(cnew[f]) - np.int32(cold[f])
+
+
+@njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 def _shift(n, q, key, delta, sign, s_act, track):
     """Square q's window on one line went from ``key - delta`` to ``key`` (``sign`` 1) or back
     (``sign`` -1: from ``key + delta`` to ``key``); ``track``: keep the pool in step."""
-    feature = n.acc.shape[2]
     uq = np.uint64(q)
-    for view in range(2):
-        c = np.uint64(n.sel[view])
-        if view == 0:
-            h = key & 0xFFFFFFFF
-            d = delta & 0xFFFFFFFF
-        else:
-            h = key >> 32
-            d = delta >> 32
-        new = np.uint64(window_of(h))
-        old = np.uint64(window_of(h - sign * d))
-        acc = n.acc[view, uq]
-        cnew = n.cb[c, new]
-        cold = n.cb[c, old]
-        if track:
-            pool = n.pool[view]
-            for f in range(feature):
-                before = acc[f]
-                after = before + (np.int32(cnew[f]) - np.int32(cold[f]))
-                acc[f] = after
-                pool[f] += (min(max(after, np.int32(0)), s_act) - min(max(before, np.int32(0)), s_act))
-        else:
-            for f in range(feature):
-                acc[f] += np.int32(cnew[f]) - np.int32(cold[f])
+    lo = key & 0xFFFFFFFF
+    hi = key >> 32
+    _shift_view(n, 0, uq, window_of(lo), window_of(lo - sign * (delta & 0xFFFFFFFF)), s_act, track)
+    _shift_view(n, 1, uq, window_of(hi), window_of(hi - sign * (delta >> 32)), s_act, track)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
