@@ -60,3 +60,13 @@ def test_wrong_shapes_are_refused_when_written(tmp_path):
     w.rules["freestyle"].wp = np.zeros((2, 7), dtype=np.float32)
     with pytest.raises(ValueError, match="wp"):
         W.save(w, tmp_path / "bad.gbn")
+
+
+def test_the_shipped_file_is_sound_small_and_has_every_rules_net(monkeypatch):
+    monkeypatch.delenv(W.ENV_VAR, raising=False)
+    assert W.verify() is None
+    data, _ = W.read_bytes()
+    assert len(data) < 20 * 1024 * 1024
+    shipped = W.load()
+    assert set(shipped.rules) == {"freestyle", "standard", "renju"}
+    assert shipped.rules["renju"].codebook.shape[0] == 2  # black and white to move read their own
