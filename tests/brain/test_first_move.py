@@ -1,10 +1,10 @@
 """The first move of a fresh process is the engine's own, not the quick fallback's.
 
-Gomocup's managers start the brain afresh for every game and send START, then the first BOARD
-at once; the turn's clock starts with it. The engine loads beside START (numba's cached kernels,
+Gomocup's managers start the brain afresh for every game, send START, and on its OK the first
+BOARD; the turn's clock starts with it. The engine loads beside START (numba's cached kernels,
 the pattern tables from their disk cache, the network's weights), and the first move waits for it
-while a short search still fits in the turn. Here a new process gets START and the first BOARD
-back to back at 1 s a move, with the network evaluation on, and its log must show the engine
+while a short search still fits in the turn. Here a new process gets START and, on its OK, the
+first BOARD at 1 s a move, with the network evaluation on, and its log must show the engine
 ready and no fallback. The suite's other worker keeps the second core busy: a process is given
 up to three tries, and the test fails when none of them plays its own move.
 """
@@ -19,9 +19,9 @@ TRIES = 3
 
 def _first_move(brain) -> tuple[bool, str, str]:
     p = brain("--log-level", "INFO", "--option", "net=1")
-    p.send("START 15", "INFO timeout_turn 1000", "INFO timeout_match 180000", "INFO time_left 180000",
+    assert p.ask("START 15", timeout=10) == "OK"  # as the managers do: the first BOARD follows the OK
+    p.send("INFO timeout_turn 1000", "INFO timeout_match 180000", "INFO time_left 180000",
            "BOARD", "7,7,2", "8,8,1", "DONE")
-    assert p.read(10) == "OK"
     line = p.read(10)
     while line.startswith(("MESSAGE", "DEBUG")):
         line = p.read(10)
