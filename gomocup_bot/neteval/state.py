@@ -90,16 +90,17 @@ def new_state(board, weights: NetWeights, net: RuleNet) -> NetState:
                   np.ascontiguousarray(net.tw, dtype=f32),
                   np.zeros(feature + MASK_BITS, dtype=f32), conf)
     shape = (id(net), int(board.meta[M_WIDTH]), int(board.meta[M_HEIGHT]), int(board.meta[M_RULE]))
-    base = _BASES.get(shape)
-    if base is None:
+    cached = _BASES.get(shape)
+    if cached is None or cached[0] is not net:  # (an id can be reused by a later net)
         refresh(st, new_board(shape[1], shape[2], 5, shape[3]))
-        base = _BASES[shape] = st.pool.copy()
-    st.base[:, :] = base
+        cached = _BASES[shape] = (net, st.pool.copy())
+    st.base[:, :] = cached[1]
     refresh(st, board)
     return st
 
 
-_BASES: dict[tuple[int, int, int, int], np.ndarray] = {}  # the empty board's pool by (net, width, height, rule)
+# the empty board's pool by (net, width, height, rule), with the net itself to tell a reused id
+_BASES: dict[tuple[int, int, int, int], tuple[RuleNet, np.ndarray]] = {}
 
 
 @njit(cache=True, nogil=True)

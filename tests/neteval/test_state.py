@@ -111,3 +111,14 @@ def test_the_heads_equal_the_numpy_reference(rule):
                 for x in range(15):
                     if cells[y, x] == EMPTY:
                         assert float(net_policy(st, view, to_pos(b, x, y))) == pytest.approx(pol[y, x], rel=1e-4, abs=1e-4)
+
+
+def test_a_new_net_never_gets_an_earlier_nets_empty_board_pool():
+    """The empty board's pool is cached per net: a net made after another one was dropped (and
+    that may reuse its id) gets its own."""
+    b = new_board(15, 15, 5, RULE_FREESTYLE)
+    for seed in range(30):
+        weights = R.random_weights(feature=4, hidden=2, seed=seed)
+        st = new_state(b, weights, weights.rules["freestyle"])
+        assert np.array_equal(st.base[0], R.pool(weights, weights.rules["freestyle"], np.zeros((15, 15), np.int64), 0))
+        del weights, st
