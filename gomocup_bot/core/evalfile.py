@@ -37,19 +37,27 @@ class EvalWeightsError(RuntimeError):
 def read_bytes(path: str | Path | None = None) -> tuple[bytes, str]:
     """(the file's bytes, a name for messages): ``path``, else the file named by $GOMOCUP_BOT_EVAL,
     else the package's own file."""
+    return read_weights_file(path, ENV_VAR, "gomocup_bot.core", DEFAULT_FILE, "evaluation weights",
+                             "gomocup-bot train-eval", EvalWeightsError)
+
+
+def read_weights_file(path: str | Path | None, env_var: str, package: str, default_file: str, what: str,
+                      trainer: str, error: type[Exception]) -> tuple[bytes, str]:
+    """(the bytes, a name for messages) of a weights file: ``path``, else the file $``env_var``
+    names, else ``package``'s ``data/default_file``; ``error`` says which could not be read and
+    what to do (shared by the tables' file and the network's, `neteval.weights`)."""
     if path is None:
-        path = os.environ.get(ENV_VAR) or None
+        path = os.environ.get(env_var) or None
     if path is None:
-        where = f"gomocup_bot/core/data/{DEFAULT_FILE}"
+        where = f"{package.replace('.', '/')}/data/{default_file}"
         try:
-            return resources.files("gomocup_bot.core").joinpath("data", DEFAULT_FILE).read_bytes(), where
+            return resources.files(package).joinpath("data", default_file).read_bytes(), where
         except OSError:
-            raise EvalWeightsError(f"{where}: the evaluation weights are missing: reinstall the package "
-                                   f"(or train them: gomocup-bot train-eval)") from None
+            raise error(f"{where}: the {what} are missing: reinstall the package (or train them: {trainer})") from None
     try:
         return Path(path).read_bytes(), str(path)
     except OSError as exc:
-        raise EvalWeightsError(f"{path}: cannot read the evaluation weights ({exc.strerror})") from None
+        raise error(f"{path}: cannot read the {what} ({exc.strerror})") from None
 
 
 def check(data: bytes, where: str = "weights") -> tuple[dict, int]:

@@ -23,10 +23,9 @@ import os
 import struct
 import zlib
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
-from gomocup_bot.core.evalfile import EvalWeightsError
+from gomocup_bot.core.evalfile import EvalWeightsError, read_weights_file
 
 MAGIC = b"GBNET1\n"
 VERSION = 1
@@ -93,19 +92,8 @@ def _nbytes(dtype: str, shape: tuple[int, ...]) -> int:
 
 def read_bytes(path: str | Path | None = None) -> tuple[bytes, str]:
     """(the file's bytes, a name for messages): ``path``, else $GOMOCUP_BOT_NET, else the package's."""
-    if path is None:
-        path = os.environ.get(ENV_VAR) or None
-    if path is None:
-        where = f"gomocup_bot/neteval/data/{DEFAULT_FILE}"
-        try:
-            return resources.files("gomocup_bot.neteval").joinpath("data", DEFAULT_FILE).read_bytes(), where
-        except OSError:
-            raise NetWeightsError(f"{where}: the network weights are missing: reinstall the package "
-                                  f"(or train them: gomocup-bot train-net)") from None
-    try:
-        return Path(path).read_bytes(), str(path)
-    except OSError as exc:
-        raise NetWeightsError(f"{path}: cannot read the network weights ({exc.strerror})") from None
+    return read_weights_file(path, ENV_VAR, "gomocup_bot.neteval", DEFAULT_FILE, "network weights",
+                             "gomocup-bot train-net", NetWeightsError)
 
 
 def check(data: bytes, where: str = "weights") -> tuple[dict, int]:
