@@ -161,6 +161,25 @@ def _shift(n, q, key, delta, sign, s_act, track):
     _shift_view(n, 1, uq, window_of(hi), window_of(hi - sign * (delta >> 32)), s_act, track)
 
 
+@njit(cache=True, nogil=True, forceinline=True, _nrt=False)
+def _around(n, b, p, colour, sign, s_act, track):
+    """`_shift` for every empty square whose net window holds p (a ``colour`` stone put there,
+    ``sign`` 1, or taken away, -1); the squares five away keep their window."""
+    ci = colour - 1
+    kd = b.kdelta
+    cells = b.cells
+    for d in range(4):
+        s = b.dirs[d]
+        keys = b.keys[d]
+        for i in range(1, WINDOW_HALF + 1):
+            q = p - i * s  # p is i steps after q
+            if cells[np.uint64(q)] == EMPTY:
+                _shift(n, q, keys[np.uint64(q)], kd[ci, TABLE_MAX_K - 1 + i], sign, s_act, track)
+            q = p + i * s
+            if cells[np.uint64(q)] == EMPTY:
+                _shift(n, q, keys[np.uint64(q)], kd[ci, TABLE_MAX_K - i], sign, s_act, track)
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def net_play(n, b, p, colour):
     """After `core.board.play(b, p, colour)`: the sums of the squares whose windows the stone
@@ -173,19 +192,7 @@ def net_play(n, b, p, colour):
         for f in range(feature):
             n.hist[m, view, f] = n.pool[view, f]
             n.pool[view, f] -= min(max(n.acc[view, up, f], 0), s_act) - n.act0[view, f]
-    ci = colour - 1
-    kd = b.kdelta
-    cells = b.cells
-    for d in range(4):
-        s = b.dirs[d]
-        keys = b.keys[d]
-        for i in range(1, WINDOW_HALF + 1):  # the squares 5 away keep their net window
-            q = p - i * s  # p is i steps after q
-            if cells[np.uint64(q)] == EMPTY:
-                _shift(n, q, keys[np.uint64(q)], kd[ci, TABLE_MAX_K - 1 + i], np.int64(1), s_act, True)
-            q = p + i * s
-            if cells[np.uint64(q)] == EMPTY:
-                _shift(n, q, keys[np.uint64(q)], kd[ci, TABLE_MAX_K - i], np.int64(1), s_act, True)
+    _around(n, b, p, colour, np.int64(1), s_act, True)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -197,19 +204,7 @@ def net_take(n, b, p, colour):
     for view in range(2):
         for f in range(feature):
             n.pool[view, f] = n.hist[m, view, f]
-    ci = colour - 1
-    kd = b.kdelta
-    cells = b.cells
-    for d in range(4):
-        s = b.dirs[d]
-        keys = b.keys[d]
-        for i in range(1, WINDOW_HALF + 1):
-            q = p - i * s
-            if cells[np.uint64(q)] == EMPTY:
-                _shift(n, q, keys[np.uint64(q)], kd[ci, TABLE_MAX_K - 1 + i], np.int64(-1), s_act, False)
-            q = p + i * s
-            if cells[np.uint64(q)] == EMPTY:
-                _shift(n, q, keys[np.uint64(q)], kd[ci, TABLE_MAX_K - i], np.int64(-1), s_act, False)
+    _around(n, b, p, colour, np.int64(-1), s_act, False)
 
 
 @njit(cache=True, nogil=True, fastmath=True, _nrt=False)
