@@ -2,9 +2,11 @@
 
 Per side to move (a *view*: black's or white's; the board's keys hold both colours' window
 numbers, `core.board`) and per square q, ``acc[view, q]`` is the sum over q's four lines of the
-codebook row its window indexes (int32, exact). The board's windows hold five cells on each side;
-the net's hold four (`window_of`: 3**8 rows, a codebook that stays in the core's cache; the fifth
-cell decides overlines and a few long shapes, which the threat classes and the mask tell). The square's features are ``clip(acc, 0, S)``
+codebook row its window indexes (int16, exact: the file bounds every entry so that four fit;
+in int16 lanes a move and its take-back cost a third less than in int32). The board's windows
+hold five cells on each side; the net's hold four (`window_of`: 3**8 rows, a codebook that stays
+in the core's cache; the fifth cell decides overlines and a few long shapes, which the threat
+classes and the mask tell). The square's features are ``clip(acc, 0, S)``
 (S = the file's ``act_scale`` stands for 1.0); ``pool[view]`` is the sum over the empty squares
 of their features minus those of a square with no stone on its lines (``act0``), so a square far
 from every stone adds nothing and the pool does not grow with the board. The value head reads
@@ -59,7 +61,7 @@ def dummy_state() -> NetState:
     so no kernel compiles twice)."""
     z32 = np.zeros((1, 1), dtype=np.float32)
     return NetState(np.zeros((1, 1, 1), dtype=np.int16), np.zeros(2, dtype=np.int64),
-                    np.zeros((2, 1, 1), dtype=np.int32), np.zeros((2, 1), dtype=np.int32),
+                    np.zeros((2, 1, 1), dtype=np.int16), np.zeros((2, 1), dtype=np.int32),
                     np.zeros((1, 2, 1), dtype=np.int32), np.zeros((2, 1), dtype=np.int32),
                     np.zeros((2, 1), dtype=np.int32), np.zeros((2, 1, 1), dtype=np.float32), z32, z32,
                     np.zeros(1, dtype=np.float32), z32, np.zeros(1, dtype=np.float32), np.zeros(1, dtype=np.float32),
@@ -82,7 +84,7 @@ def new_state(board, weights: NetWeights, net: RuleNet) -> NetState:
     for view in range(2):
         act0[view] = np.clip(4 * cb[sel[view], 0].astype(np.int32), 0, weights.act_scale)
     f32 = np.float32
-    st = NetState(cb, sel, np.zeros((2, size, feature), dtype=np.int32), np.zeros((2, feature), dtype=np.int32),
+    st = NetState(cb, sel, np.zeros((2, size, feature), dtype=np.int16), np.zeros((2, feature), dtype=np.int32),
                   np.zeros((rows, 2, feature), dtype=np.int32), np.zeros((2, feature), dtype=np.int32), act0,
                   np.ascontiguousarray(net.w1, dtype=f32), np.ascontiguousarray(net.b1, dtype=f32),
                   np.ascontiguousarray(net.w2, dtype=f32), np.ascontiguousarray(net.b2, dtype=f32),
@@ -139,45 +141,54 @@ def _shift_view(n, view, uq, new, old, s_act, track):
     cold = n.cb[c, old]
     if track:
         pool = n.pool[view]
-        zero = np.int32(0)
+        zero = np.int16(0)
         for f in range(feature):
             before = acc[f]
-            after = before + (np.int32(cnew[f]) - np.int32(cold[f]))
+            after = np.int16(before + cnew[f] - cold[f])
             acc[f] = after
-            pool[f] += min(max(after, zero), s_act) - min(max(before, zero), s_act)
+            pool[f] += np.int32(min(max(after, zero), s_act) - min(max(before, zero), s_act))
     else:
         for f in range(feature):
-            acc[f] += np.int32(cnew[f]) - np.int32(cold[f])
+            acc[f] = np.int16(acc[f] + cnew[f] - cold[f])
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
-def _shift(n, q, key, delta, sign, s_act, track):
-    """Square q's window on one line went from ``key - delta`` to ``key`` (``sign`` 1) or back
-    (``sign`` -1: from ``key + delta`` to ``key``); ``track``: keep the pool in step."""
+def _shift(n, q, key, d0, d1, s_act, track):
+    """Square q's window numbers on one line are now ``key``'s; they were ``d0`` / ``d1`` less
+    (black's / white's half)."""
     uq = np.uint64(q)
-    lo = key & 0xFFFFFFFF
-    hi = key >> 32
-    _shift_view(n, 0, uq, window_of(lo), window_of(lo - sign * (delta & 0xFFFFFFFF)), s_act, track)
-    _shift_view(n, 1, uq, window_of(hi), window_of(hi - sign * (delta >> 32)), s_act, track)
+    w0 = np.int64(window_of(key & 0xFFFFFFFF))
+    w1 = np.int64(window_of(key >> 32))
+    _shift_view(n, 0, uq, w0, w0 - d0, s_act, track)
+    _shift_view(n, 1, uq, w1, w1 - d1, s_act, track)
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 def _around(n, b, p, colour, sign, s_act, track):
     """`_shift` for every empty square whose net window holds p (a ``colour`` stone put there,
-    ``sign`` 1, or taken away, -1); the squares five away keep their window."""
+    ``sign`` 1, or taken away, -1); the squares five away keep their window. The stone changes
+    one digit of the window (its offsets are inside it), so a window number changes by the
+    board key's change over three."""
     ci = colour - 1
     kd = b.kdelta
     cells = b.cells
-    for d in range(4):
-        s = b.dirs[d]
-        keys = b.keys[d]
-        for i in range(1, WINDOW_HALF + 1):
-            q = p - i * s  # p is i steps after q
+    s16 = np.int16(s_act)
+    for i in range(1, WINDOW_HALF + 1):
+        ka = np.int64(kd[ci, TABLE_MAX_K - 1 + i])  # p is i steps after q
+        kb = np.int64(kd[ci, TABLE_MAX_K - i])  # p is i steps before q
+        a0 = sign * ((ka & 0xFFFFFFFF) // 3)
+        a1 = sign * ((ka >> 32) // 3)
+        b0 = sign * ((kb & 0xFFFFFFFF) // 3)
+        b1 = sign * ((kb >> 32) // 3)
+        for d in range(4):
+            s = b.dirs[d]
+            keys = b.keys[d]
+            q = p - i * s
             if cells[np.uint64(q)] == EMPTY:
-                _shift(n, q, keys[np.uint64(q)], kd[ci, TABLE_MAX_K - 1 + i], sign, s_act, track)
+                _shift(n, q, keys[np.uint64(q)], a0, a1, s16, track)
             q = p + i * s
             if cells[np.uint64(q)] == EMPTY:
-                _shift(n, q, keys[np.uint64(q)], kd[ci, TABLE_MAX_K - i], sign, s_act, track)
+                _shift(n, q, keys[np.uint64(q)], b0, b1, s16, track)
 
 
 @njit(cache=True, nogil=True, _nrt=False)

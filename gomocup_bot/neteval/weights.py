@@ -32,6 +32,7 @@ VERSION = 1
 WINDOW_HALF = 4  # cells on each side of a square that its window holds (the board keeps 5: `window_of` cuts)
 N_WINDOWS = 3 ** (2 * WINDOW_HALF)
 MASK_BITS = 11  # the threat mask (search.pvs.threat_mask) the value head also reads
+CODEBOOK_LIMIT = 8191  # |codebook entry|: a square's four rows then sum within int16, the accumulators' type
 RULE_NAMES = ("freestyle", "standard", "renju")
 DEFAULT_FILE = "net.gbn"  # in gomocup_bot/neteval/data/
 ENV_VAR = "GOMOCUP_BOT_NET"  # a weights file to use instead of the package's (trials, tests)
@@ -160,8 +161,18 @@ def load(path: str | Path | None = None) -> NetWeights:
         net = RuleNet(**arrays)
         if not all(0 <= int(c) < int(r["codebooks"]) for c in net.cbsel):
             raise NetWeightsError(f"{where}: rule {r['name']} selects a codebook it does not have")
+        _check_codebook(net.codebook, f"{where}: rule {r['name']}", NetWeightsError)
         out.rules[str(r["name"])] = net
     return out
+
+
+def _check_codebook(codebook, where: str, error: type[Exception]) -> None:
+    """Refuse entries beyond `CODEBOOK_LIMIT` (the kernels' int16 sums would wrap)."""
+    import numpy as np
+
+    top = int(np.abs(np.asarray(codebook, dtype=np.int64)).max(initial=0))
+    if top > CODEBOOK_LIMIT:
+        raise error(f"{where}: a codebook entry of {top} is beyond {CODEBOOK_LIMIT} (four rows must sum within int16)")
 
 
 def dumps(weights: NetWeights) -> bytes:
@@ -181,7 +192,8 @@ def dumps(weights: NetWeights) -> bytes:
             if a.shape != shape:
                 raise ValueError(f"rule {name}: {fld} has shape {a.shape}, expected {shape}")
             if dtype == "<i2":
-                a = np.clip(np.round(a), -32767, 32767)
+                a = np.round(a)
+                _check_codebook(a, f"rule {name}", ValueError)
             parts.append(np.ascontiguousarray(a.astype(dtype)).tobytes())
     header = json.dumps({"version": VERSION, "feature": weights.feature, "hidden": weights.hidden,
                          "windows": N_WINDOWS, "mask_bits": MASK_BITS, "act_scale": weights.act_scale,

@@ -31,7 +31,7 @@ PAD = 5
 ACT_SCALE = 256
 POOL_NORM = 16.0
 EVAL_SCALE = 250.0
-CB_LIMIT = 120.0  # |codebook| after rounding stays within int16 at ACT_SCALE
+CB_LIMIT = 31.0  # |codebook| at ACT_SCALE stays within the file's limit (weights.CODEBOOK_LIMIT: four rows sum within int16)
 
 
 def _all_windows() -> tuple[torch.Tensor, torch.Tensor]:
@@ -140,7 +140,7 @@ class LineNet(nn.Module):
             return np.stack([a[v] for v in views])
 
         return RuleNet(cbsel=np.array(views, dtype=np.int8),
-                       codebook=np.clip(np.round(cb * ACT_SCALE), -32767, 32767).astype(np.int16),
+                       codebook=np.clip(np.round(cb * ACT_SCALE), -CB_LIMIT * ACT_SCALE, CB_LIMIT * ACT_SCALE).astype(np.int16),
                        w1=per_view(self.w1), b1=per_view(self.b1), w2=per_view(self.w2), b2=per_view(self.b2),
                        wp=per_view(self.wp), bp=per_view(self.bp), tw=per_view(self.tw))
 

@@ -1,13 +1,15 @@
 """The kernels' incremental sums and outputs against the plain-numpy net computed from the cells."""
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 
 from gomocup_bot.core.board import new_board, play, take, to_pos, block
 from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_WIDTH, RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
 from gomocup_bot.neteval import reference as R
-from gomocup_bot.neteval.state import net_logit, net_play, net_policy, net_take, new_state
+from gomocup_bot.neteval import weights as W
+from gomocup_bot.neteval.state import dummy_state, net_logit, net_play, net_policy, net_take, new_state
 
 RULES = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU}
 
@@ -39,6 +41,28 @@ def _check(st, b, weights, net) -> None:
 @pytest.mark.parametrize("size", [(15, 15), (7, 5), (20, 20), (32, 9)])
 def test_incremental_sums_equal_a_computation_from_the_cells(rule, size):
     weights = R.random_weights(feature=8, hidden=4, seed=hash((rule, size)) % 1000, rules=(rule,))
+    _random_walk(weights, rule, size)
+
+
+def test_sums_stay_exact_with_every_entry_at_the_files_limit():
+    """Four rows of ±CODEBOOK_LIMIT sum to ±32,764: the int16 accumulators must not wrap."""
+    weights = R.random_weights(feature=16, hidden=4, seed=9)
+    cb = weights.rules["freestyle"].codebook
+    signs = np.where(np.random.default_rng(1).random(cb.shape) < 0.5, -1, 1)
+    weights.rules["freestyle"].codebook = (signs * W.CODEBOOK_LIMIT).astype(np.int16)
+    weights.rules["freestyle"].codebook[:, 0, :] = W.CODEBOOK_LIMIT  # the open board's row: all four lines agree
+    _random_walk(weights, "freestyle", (15, 15))
+
+
+def test_a_search_without_the_net_shares_the_real_states_numba_type():
+    """One type for both, so no kernel of the search compiles twice (`dummy_state`)."""
+    weights = R.random_weights(feature=8, hidden=4, seed=1)
+    real = new_state(new_board(15, 15), weights, weights.rules["freestyle"])
+    assert numba.typeof(real) == numba.typeof(dummy_state())
+
+
+def _random_walk(weights, rule, size):
+    """Random moves and take-backs, the sums checked against the cells' every few steps."""
     net = weights.rules[rule]
     rng = np.random.default_rng(7)
     w, h = size

@@ -2,6 +2,9 @@
 with a message that says what is wrong."""
 from __future__ import annotations
 
+import struct
+import zlib
+
 import numpy as np
 import pytest
 
@@ -60,6 +63,22 @@ def test_wrong_shapes_are_refused_when_written(tmp_path):
     w.rules["freestyle"].wp = np.zeros((2, 7), dtype=np.float32)
     with pytest.raises(ValueError, match="wp"):
         W.save(w, tmp_path / "bad.gbn")
+
+
+def test_a_codebook_beyond_the_limit_is_refused_when_written_and_read(tmp_path):
+    w, path = _write(tmp_path)
+    w.rules["standard"].codebook[0, 5, 3] = -(W.CODEBOOK_LIMIT + 1)
+    with pytest.raises(ValueError, match="beyond 8191"):
+        W.save(w, tmp_path / "bad.gbn")
+    # a file written by another program: the header and the checksum are sound, the entry is not
+    data = bytearray(path.read_bytes())
+    body = data[:-4]
+    good = W.load(path).rules["freestyle"].codebook
+    offset = bytes(body).index(np.ascontiguousarray(good).tobytes()[:64])
+    body[offset:offset + 2] = np.int16(W.CODEBOOK_LIMIT + 1).tobytes()
+    path.write_bytes(bytes(body) + struct.pack("<I", zlib.crc32(bytes(body))))
+    with pytest.raises(W.NetWeightsError, match="rule freestyle: a codebook entry of 8192"):
+        W.load(path)
 
 
 def test_the_shipped_file_is_sound_small_and_has_every_rules_net(monkeypatch):
