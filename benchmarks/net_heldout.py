@@ -1,0 +1,79 @@
+"""Held-out value loss of network weights files, and of the tables, on the same positions.
+
+Why: `gomocup-bot train-net` reports the held-out loss of the net it trains, on the held-out
+games of its own data. Comparing two generations needs both nets scored on one set of
+positions: this takes a positions cache (`train-net --cache`, an ``.npz`` of `NetRows`) and
+scores every given ``.gbn`` on its held-out value rows with the engine's own numba kernels
+(`neteval.state`), not the trainer's forward pass, beside the tables' static value, for the
+blended label (λ · result + (1 − λ) · sigmoid(value / 250)) and the result alone.
+
+    PYTHONPATH=. .venv/bin/python benchmarks/net_heldout.py POSITIONS.npz NET.gbn [NET.gbn ...]
+        [--rule freestyle] [--lambda 0.5] [--limit N]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from gomocup_bot.core.board import new_board, play, take, to_pos  # noqa: E402
+from gomocup_bot.core.constants import RULE_EXACT, RULE_FREESTYLE, RULE_RENJU  # noqa: E402
+from gomocup_bot.neteval.state import net_logit, new_state, refresh  # noqa: E402
+from gomocup_bot.neteval.weights import load  # noqa: E402
+from gomocup_bot.training.netdata import SIZE, NetRows  # noqa: E402
+from gomocup_bot.training.nettrain import LABEL_SCALE, bce, labels  # noqa: E402
+
+RULES = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU}
+
+
+def logits(path: str, rule: str, rows: NetRows) -> np.ndarray:
+    """The value head's logit of every row, from a board built from the row's cells."""
+    weights = load(path)
+    net = weights.rules[rule]
+    out = np.zeros(len(rows), dtype=np.float64)
+    points = [to_pos(new_board(SIZE, SIZE, 5, RULES[rule]), i % SIZE, i // SIZE) for i in range(SIZE * SIZE)]
+    b = new_board(SIZE, SIZE, 5, RULES[rule])
+    st = new_state(b, weights, net)
+    for j in range(len(rows)):
+        cells = rows.cells[j]
+        colour = int(rows.colour[j])
+        stones = np.flatnonzero(cells)
+        for i in stones:
+            play(b, points[i], colour if cells[i] == 1 else 3 - colour)
+        refresh(st, b)
+        out[j] = net_logit(st, colour - 1, int(rows.mask[j]), float(rows.table_eval[j]))
+        for _ in stones:
+            take(b)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("positions", help="a positions cache written by `gomocup-bot train-net --cache`")
+    ap.add_argument("nets", nargs="+", help="network weights files (.gbn) to score")
+    ap.add_argument("--rule", default="freestyle", choices=sorted(RULES))
+    ap.add_argument("--lambda", dest="lam", type=float, default=0.5, help="the game result's weight in the label")
+    ap.add_argument("--limit", type=int, default=0, help="score only the first N held-out value rows (0: all)")
+    args = ap.parse_args(argv)
+    rows = NetRows.load(args.positions)
+    rows = rows.select(rows.held & rows.value_row)
+    if args.limit:
+        rows = rows.select(slice(0, args.limit))
+    y = labels(rows, args.lam)
+    tables = rows.table_eval / LABEL_SCALE
+    print(f"{len(rows)} held-out value rows of {args.positions}")
+    print(f"{'tables':40s} blend {bce(tables, y):.4f}  result {bce(tables, rows.result):.4f}")
+    for path in args.nets:
+        t0 = time.monotonic()
+        lg = logits(path, args.rule, rows)
+        print(f"{Path(path).name:40s} blend {bce(lg, y):.4f}  result {bce(lg, rows.result):.4f}"
+              f"  ({time.monotonic() - t0:.0f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
