@@ -241,6 +241,7 @@ class FullEngine(SearchEngineBase):
                                                          distract=self.option("distract", PvsConfig.distract, int),
                                                          latent=self.option("latent", PvsConfig.latent, int),
                                                          net=self.option("net", PvsConfig.net, int),
+                                                         net_policy=self.option("net_policy", PvsConfig.net_policy, int),
                                                          counter=self.option("counter", PvsConfig.counter, int),
                                                          width=self.option("width", PvsConfig.width, int),
                                                          max_depth=self.option("max_depth", PvsConfig.max_depth, int),

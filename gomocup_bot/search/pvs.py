@@ -37,7 +37,7 @@ from gomocup_bot.core.classes import (
 from gomocup_bot.core.evaltables import runtime_order, runtime_tables
 from gomocup_bot.core.constants import (EMPTY, M_HEIGHT, M_NMOVES, M_PAD, M_RULE, M_SIZE, M_STRIDE, M_TABLE, M_WIDTH,
                                          RULE_RENJU)
-from gomocup_bot.neteval.state import dummy_state, net_sync, net_take, net_value
+from gomocup_bot.neteval.state import dummy_state, net_policy, net_sync, net_take, net_value
 from gomocup_bot.search import vct as T
 from gomocup_bot.search.layer import find_class, legal_for, sort_moves  # noqa: F401 (re-exported)
 
@@ -81,7 +81,8 @@ P_DISTRACT = 20  # 1: against an open three, our own fours far from both last mo
 P_LATENT = 21  # weight of the latent-threat term: both sides' squares that make a three, squared (0: off)
 P_COUNTER = 22  # 1: the quiet move that last refuted the opponent's previous move is tried after the killers
 P_NET = 23  # 1: the network evaluation (`neteval`, the work's `net` state) gives the static value, 0: the tables
-P_LEN = 24
+P_NET_POLICY = 24  # with P_NET: the policy head's logit times this joins a candidate's ordering score (0: off)
+P_LEN = 25
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -335,6 +336,9 @@ def gen_moves(b, side, w, ply, mode, tt_move):
     width = b.meta[M_WIDTH]
     hist = w.history
     hoff = me * (w.history.shape[0] // 2)
+    pol = w.params[P_NET_POLICY] if (mode == 0 and w.params[P_NET] != 0) else 0
+    if pol != 0:
+        net_sync(w.net, b)
     # modes 1 and 2 know how many squares they look for at most (the class counts): the scan
     # stops once it has them all (a four's square always has a stone within two, so none is
     # skipped by `nbr`; a square that is a four for both sides counts twice, and then the scan
@@ -364,6 +368,8 @@ def gen_moves(b, side, w, ply, mode, tt_move):
                 break
             sc = w.attack[me, b.combo[me, q]] + w.defend[op, b.combo[op, q]]
             sc = sc * 8 + min(hist[hoff + q] >> 4, 4000)
+            if pol != 0:
+                sc += np.int64(pol * net_policy(w.net, me, q))
             if q == tt_move:
                 sc = 1 << 28
             elif q == w.killers[2 * ply] or q == w.killers[2 * ply + 1]:

@@ -82,6 +82,7 @@ class PvsConfig:
     counter: int = 1  # 1: the counter-move heuristic orders quiet moves after the killers (pvs.P_COUNTER; docs/search.md)
     distract: int = 1  # 1: own fours far from both last moves, against an open three, reduced (pvs.P_DISTRACT; docs/search.md)
     net: int = 0  # 1: the network evaluation where the weights file has a net for the rule (k = 5), else the tables
+    net_policy: int = 0  # with net: the policy head's logit times this joins the move ordering's score (0: off)
 
 
 @dataclass
@@ -133,6 +134,7 @@ class PvsSearcher:
         p[K.P_LATENT] = self.config.latent
         p[K.P_COUNTER] = self.config.counter
         p[K.P_NET] = self.config.net
+        p[K.P_NET_POLICY] = self.config.net_policy
         if self.config.tt_age:
             self.generation = self.generation % 63 + 1
             p[K.P_TT_GEN] = self.generation

@@ -3,27 +3,50 @@ moves and take-backs leave the net's state exactly as a fresh computation has it
 from __future__ import annotations
 
 import numpy as np
+import pytest
+
+from gomocup_bot.core.constants import M_NMOVES
 
 from gomocup_bot.search import pvs as K
 from gomocup_bot.search.bench import midgame_boards
 from gomocup_bot.neteval import reference as R
-from gomocup_bot.neteval.state import net_value, new_state
+from gomocup_bot.neteval.state import net_policy, net_sync, net_value, new_state
 
 
-def _work(board, st):
+def test_the_policy_weight_moves_the_ordering_scores_by_the_heads_logits():
+    weights = R.random_weights(feature=8, hidden=8, seed=7)
+    net = weights.rules["freestyle"]
+    board, side = midgame_boards()[2]
+    scores = {}
+    for policy in (0, 1000):
+        st = new_state(board, weights, net)
+        w = _work(board, st, policy)
+        n = K.gen_moves(board, side, w, 0, 0, -1)
+        scores[policy] = {int(w.moves[i]): int(w.scores[i]) for i in range(n)}
+    assert scores[0].keys() == scores[1000].keys() and len(scores[0]) > 10
+    net_sync(st, board)
+    for q, sc in scores[0].items():
+        assert scores[1000][q] == sc + int(1000 * float(net_policy(st, side - 1, q))), q
+
+
+def _work(board, st, policy=0):
     params = K.default_params()
     params[K.P_NET] = 1
+    params[K.P_NET_POLICY] = policy
     return K.new_work(board, K.new_tt(1 << 16), params, np.zeros(1, dtype=np.int32), st)
 
 
-def test_a_search_leaves_the_net_state_as_it_found_it():
+@pytest.mark.parametrize("policy", [0, 500])
+def test_a_search_leaves_the_net_state_as_it_found_it(policy):
+    """With the sums synced only where the search evaluates or (``policy``) orders moves."""
     weights = R.random_weights(feature=8, hidden=8, seed=5)
     net = weights.rules["freestyle"]
     for board, side in midgame_boards()[:4]:
         st = new_state(board, weights, net)
-        w = _work(board, st)
+        w = _work(board, st, policy)
         v = K.negamax(board, side, 5, -K.INF, K.INF, 0, -1, w)
         assert v != K.NO_SCORE and w.counter[K.K_NODES] > 200
+        assert st.clean[0] == board.meta[M_NMOVES]
         fresh = new_state(board, weights, net)
         assert np.array_equal(st.pool, fresh.pool)
         empty = board.cells == 0
