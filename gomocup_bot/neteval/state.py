@@ -13,15 +13,12 @@ from every stone adds nothing and the pool does not grow with the board. The val
 ``(pool - base) / (S · pool_norm)``, ``base`` being the pool of the empty board of this size
 (the walls' share), and the threat mask's eleven bits.
 
-A move changes the net's windows of at most 4 × 8 squares. The sums follow the board lazily:
-``clean`` counts the board's moves they hold; `net_sync` (called where the search evaluates)
-applies the moves made since, oldest first, each adding its squares' new codebook rows, taking
-off the old ones, and moving the pool by the change of their clipped features; `net_take`
-(after `core.board.take`) gives a move back only if it had been applied, the pool from ``hist``
-(the pool before each move). A third of the search's nodes never evaluate (table hits,
-tactical returns), and those now cost the net nothing. Occupied squares are not updated: with
-strictly last-in-first-out play and take-back their sums are exact again when their stone is
-taken back, as the board's own pattern layer does it.
+A move changes the net's windows of at most 4 × 8 squares; `net_play` (called after
+`core.board.play`) adds each one's new codebook row and takes off the old one, and updates the
+pool by the change of its clipped features; `net_take` (after `core.board.take`) takes the rows
+back and restores the pool from ``hist`` (the pool before each move). Occupied squares are not
+updated: with strictly last-in-first-out play and take-back their sums are exact again when their
+stone is taken back, as the board's own pattern layer does it.
 
 The kernels compile without reference counting (``_nrt=False``) like the search's, so they take
 every array they write from the state and allocate nothing.
@@ -41,7 +38,7 @@ from .weights import MASK_BITS, N_WINDOWS, WINDOW_HALF, NetWeights, RuleNet
 assert WINDOW_HALF == 4 and TABLE_MAX_K == 5  # `window_of` cuts the board's fifth cells off
 
 NetState = namedtuple("NetState", ["cb", "sel", "acc", "pool", "hist", "base", "act0", "w1", "b1", "w2", "b2",
-                                   "wp", "bp", "tw", "x", "conf", "clean"])
+                                   "wp", "bp", "tw", "x", "conf"])
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
@@ -68,8 +65,7 @@ def dummy_state() -> NetState:
                     np.zeros((1, 2, 1), dtype=np.int32), np.zeros((2, 1), dtype=np.int32),
                     np.zeros((2, 1), dtype=np.int32), np.zeros((2, 1, 1), dtype=np.float32), z32, z32,
                     np.zeros(1, dtype=np.float32), z32, np.zeros(1, dtype=np.float32), np.zeros(1, dtype=np.float32),
-                    np.zeros(1 + MASK_BITS, dtype=np.float32), np.zeros(C_LEN, dtype=np.float64),
-                    np.zeros(1, dtype=np.int64))
+                    np.zeros(1 + MASK_BITS, dtype=np.float32), np.zeros(C_LEN, dtype=np.float64))
 
 
 def new_state(board, weights: NetWeights, net: RuleNet) -> NetState:
@@ -94,7 +90,7 @@ def new_state(board, weights: NetWeights, net: RuleNet) -> NetState:
                   np.ascontiguousarray(net.w2, dtype=f32), np.ascontiguousarray(net.b2, dtype=f32),
                   np.ascontiguousarray(net.wp, dtype=f32), np.ascontiguousarray(net.bp, dtype=f32),
                   np.ascontiguousarray(net.tw, dtype=f32),
-                  np.zeros(feature + MASK_BITS, dtype=f32), conf, np.zeros(1, dtype=np.int64))
+                  np.zeros(feature + MASK_BITS, dtype=f32), conf)
     shape = (id(net), int(board.meta[M_WIDTH]), int(board.meta[M_HEIGHT]), int(board.meta[M_RULE]))
     cached = _BASES.get(shape)
     if cached is None or cached[0] is not net:  # (an id can be reused by a later net)
@@ -133,7 +129,6 @@ def refresh(n, b):
                     for f in range(feature):
                         a = min(max(n.acc[view, q, f], 0), s_act)
                         n.pool[view, f] += a - n.act0[view, f]
-    n.clean[0] = b.meta[M_NMOVES]
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
@@ -197,82 +192,30 @@ def _around(n, b, p, colour, sign, s_act, track):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _around_then(n, b, k, p, colour, s_act):
-    """`_around` for a stone put at p by move k of the board's stack while the later moves still
-    stand on the board: a square one of them holds was empty then, and their stones come off
-    the keys of the windows they lie in. (Squares on one line within four steps of each other
-    differ by a multiple of its step that no two squares of different lines share: the padding
-    is four wide.)"""
-    ci = colour - 1
-    kd = b.kdelta
-    cells = b.cells
-    stack = b.stack
-    top = b.meta[M_NMOVES]
-    s16 = np.int16(s_act)
-    for i in range(1, WINDOW_HALF + 1):
-        for d in range(4):
-            s = np.int64(b.dirs[d])
-            keys = b.keys[d]
-            for after in range(2):  # p is i steps after q, then i steps before it
-                q = p - i * s if after == 0 else p + i * s
-                delta = np.int64(kd[ci, TABLE_MAX_K - 1 + i] if after == 0 else kd[ci, TABLE_MAX_K - i])
-                uq = np.uint64(q)
-                key = np.int64(keys[uq])
-                free = cells[uq] == EMPTY
-                for j in range(k + 1, top):
-                    r = np.int64(stack[j])
-                    diff = r - q
-                    if diff == 0:
-                        free = True
-                        continue
-                    t = diff // s
-                    if t * s == diff and -WINDOW_HALF <= t <= WINDOW_HALF:
-                        cj = cells[np.uint64(r)] - 1
-                        key -= np.int64(kd[cj, TABLE_MAX_K - 1 + t] if t > 0 else kd[cj, TABLE_MAX_K + t])
-                if free:
-                    _shift(n, q, key, (delta & 0xFFFFFFFF) // 3, (delta >> 32) // 3, s16, True)
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def net_sync(n, b):
-    """Bring the sums and the pool up to the board: every move made since the last sync, oldest
-    first (each one's pool before it kept in ``hist`` for `net_take`). The search calls this
-    only where it evaluates, so a node that never does (a table hit, a tactical return) costs
-    the net nothing; with one move pending it is the plain update."""
+def net_play(n, b, p, colour):
+    """After `core.board.play(b, p, colour)`: the sums of the squares whose windows the stone
+    changed, the pool (p leaves it), and the pool as it was kept in ``hist`` for `net_take`."""
     feature = n.acc.shape[2]
     s_act = np.int32(n.conf[C_ACT])
-    top = b.meta[M_NMOVES]
-    for k in range(n.clean[0], top):
-        p = np.int64(b.stack[k])
-        colour = np.int64(b.cells[np.uint64(p)])
-        m = np.uint64(k)
-        up = np.uint64(p)
-        for view in range(2):
-            for f in range(feature):
-                n.hist[m, view, f] = n.pool[view, f]
-                n.pool[view, f] -= min(max(np.int32(n.acc[view, up, f]), 0), s_act) - n.act0[view, f]
-        if k == top - 1:
-            _around(n, b, p, colour, np.int64(1), s_act, True)
-        else:
-            _around_then(n, b, np.int64(k), p, colour, s_act)
-    n.clean[0] = top
+    m = np.uint64(b.meta[M_NMOVES] - 1)
+    up = np.uint64(p)
+    for view in range(2):
+        for f in range(feature):
+            n.hist[m, view, f] = n.pool[view, f]
+            n.pool[view, f] -= min(max(n.acc[view, up, f], 0), s_act) - n.act0[view, f]
+    _around(n, b, p, colour, np.int64(1), s_act, True)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def net_take(n, b, p, colour):
-    """After `core.board.take(b)` freed p (a ``colour`` stone): when the sums had taken the move
-    in, they give it back and the pool comes from ``hist``; a move never synced costs nothing."""
-    m = b.meta[M_NMOVES]
-    if m >= n.clean[0]:
-        return
+    """After `core.board.take(b)` freed p (a ``colour`` stone): the sums back, the pool from ``hist``."""
     feature = n.acc.shape[2]
     s_act = np.int32(n.conf[C_ACT])
-    um = np.uint64(m)
+    m = np.uint64(b.meta[M_NMOVES])
     for view in range(2):
         for f in range(feature):
-            n.pool[view, f] = n.hist[um, view, f]
+            n.pool[view, f] = n.hist[m, view, f]
     _around(n, b, p, colour, np.int64(-1), s_act, False)
-    n.clean[0] = m
 
 
 @njit(cache=True, nogil=True, fastmath=True, _nrt=False)

@@ -37,7 +37,7 @@ from gomocup_bot.core.classes import (
 from gomocup_bot.core.evaltables import runtime_order, runtime_tables
 from gomocup_bot.core.constants import (EMPTY, M_HEIGHT, M_NMOVES, M_PAD, M_RULE, M_SIZE, M_STRIDE, M_TABLE, M_WIDTH,
                                          RULE_RENJU)
-from gomocup_bot.neteval.state import dummy_state, net_policy, net_sync, net_take, net_value
+from gomocup_bot.neteval.state import dummy_state, net_play, net_policy, net_take, net_value
 from gomocup_bot.search import vct as T
 from gomocup_bot.search.layer import find_class, legal_for, sort_moves  # noqa: F401 (re-exported)
 
@@ -283,7 +283,6 @@ def evaluate(b, side, w):
     elif v < -(WIN_BOUND - 1):
         v = -(WIN_BOUND - 1)
     if w.params[P_NET] != 0:  # the net reads the tables' value beside its own features
-        net_sync(w.net, b)  # its sums follow the board only where it evaluates (`neteval.state`)
         v = net_value(w.net, me, threat_mask(b, me, op), v)
         if v > WIN_BOUND - 1:
             v = WIN_BOUND - 1
@@ -337,8 +336,6 @@ def gen_moves(b, side, w, ply, mode, tt_move):
     hist = w.history
     hoff = me * (w.history.shape[0] // 2)
     pol = w.params[P_NET_POLICY] if (mode == 0 and w.params[P_NET] != 0) else 0
-    if pol != 0:
-        net_sync(w.net, b)
     # modes 1 and 2 know how many squares they look for at most (the class counts): the scan
     # stops once it has them all (a four's square always has a stone within two, so none is
     # skipped by `nbr`; a square that is a four for both sides counts twice, and then the scan
@@ -411,13 +408,15 @@ def pick_next(w, base0, i, n):
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 def _play(b, q, side, w):
-    """`play` (the network's sums catch up with the board when it evaluates: `evaluate`)."""
+    """`play` with the network's state kept in step when the net evaluates."""
     play(b, q, side)
+    if w.params[P_NET] != 0:
+        net_play(w.net, b, q, side)
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 def _take(b, side, w):
-    """`take` of a ``side`` stone, the network's sums with it if they had taken the move in."""
+    """`take` of a ``side`` stone, the network's state with it."""
     p = take(b)
     if w.params[P_NET] != 0:
         net_take(w.net, b, p, side)

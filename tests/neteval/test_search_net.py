@@ -5,12 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gomocup_bot.core.constants import M_NMOVES
-
 from gomocup_bot.search import pvs as K
 from gomocup_bot.search.bench import midgame_boards
 from gomocup_bot.neteval import reference as R
-from gomocup_bot.neteval.state import net_policy, net_sync, net_value, new_state
+from gomocup_bot.neteval.state import net_policy, net_value, new_state
 
 
 def test_the_policy_weight_moves_the_ordering_scores_by_the_heads_logits():
@@ -24,7 +22,6 @@ def test_the_policy_weight_moves_the_ordering_scores_by_the_heads_logits():
         n = K.gen_moves(board, side, w, 0, 0, -1)
         scores[policy] = {int(w.moves[i]): int(w.scores[i]) for i in range(n)}
     assert scores[0].keys() == scores[1000].keys() and len(scores[0]) > 10
-    net_sync(st, board)
     for q, sc in scores[0].items():
         assert scores[1000][q] == sc + int(1000 * float(net_policy(st, side - 1, q))), q
 
@@ -38,7 +35,7 @@ def _work(board, st, policy=0):
 
 @pytest.mark.parametrize("policy", [0, 500])
 def test_a_search_leaves_the_net_state_as_it_found_it(policy):
-    """With the sums synced only where the search evaluates or (``policy``) orders moves."""
+    """With the policy head read in the ordering (``policy``) or not."""
     weights = R.random_weights(feature=8, hidden=8, seed=5)
     net = weights.rules["freestyle"]
     for board, side in midgame_boards()[:4]:
@@ -46,7 +43,6 @@ def test_a_search_leaves_the_net_state_as_it_found_it(policy):
         w = _work(board, st, policy)
         v = K.negamax(board, side, 5, -K.INF, K.INF, 0, -1, w)
         assert v != K.NO_SCORE and w.counter[K.K_NODES] > 200
-        assert st.clean[0] == board.meta[M_NMOVES]
         fresh = new_state(board, weights, net)
         assert np.array_equal(st.pool, fresh.pool)
         empty = board.cells == 0

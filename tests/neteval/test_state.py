@@ -9,7 +9,7 @@ from gomocup_bot.core.board import new_board, play, take, to_pos, block
 from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_WIDTH, RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
 from gomocup_bot.neteval import reference as R
 from gomocup_bot.neteval import weights as W
-from gomocup_bot.neteval.state import dummy_state, net_logit, net_policy, net_sync, net_take, new_state
+from gomocup_bot.neteval.state import dummy_state, net_logit, net_play, net_policy, net_take, new_state
 
 RULES = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU}
 
@@ -54,16 +54,6 @@ def test_sums_stay_exact_with_every_entry_at_the_files_limit():
     _random_walk(weights, "freestyle", (15, 15))
 
 
-@pytest.mark.parametrize("rule", sorted(RULES))
-def test_long_runs_of_moves_caught_up_at_once_on_a_crowded_board(rule):
-    """Few syncs on a small board: most catch-ups apply several moves whose windows overlap
-    (a later stone on an earlier one's line, or on a square it changes), and many moves are
-    taken back before any sync saw them."""
-    weights = R.random_weights(feature=16, hidden=4, seed=21, rules=(rule,))
-    for seed in range(4):
-        _random_walk(weights, rule, (8, 9), sync_p=0.15, steps=70, seed=seed)
-
-
 def test_a_search_without_the_net_shares_the_real_states_numba_type():
     """One type for both, so no kernel of the search compiles twice (`dummy_state`)."""
     weights = R.random_weights(feature=8, hidden=4, seed=1)
@@ -71,19 +61,17 @@ def test_a_search_without_the_net_shares_the_real_states_numba_type():
     assert numba.typeof(real) == numba.typeof(dummy_state())
 
 
-def _random_walk(weights, rule, size, sync_p=0.5, steps=60, seed=7):
-    """Random moves and take-backs, synced after about half the moves (so runs of several
-    moves catch up at once, and moves never synced are taken back), the sums checked against
-    the cells' every few steps."""
+def _random_walk(weights, rule, size):
+    """Random moves and take-backs, the sums checked against the cells' every few steps."""
     net = weights.rules[rule]
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(7)
     w, h = size
     b = new_board(w, h, 5, RULES[rule])
     st = new_state(b, weights, net)
     _check(st, b, weights, net)
     played = []
     side = 1
-    for step in range(steps):
+    for step in range(60):
         empties = [(x, y) for y in range(h) for x in range(w) if b.cells[to_pos(b, x, y)] == EMPTY]
         if played and (rng.random() < 0.35 or not empties):
             p, colour = played.pop()
@@ -94,14 +82,11 @@ def _random_walk(weights, rule, size, sync_p=0.5, steps=60, seed=7):
             x, y = empties[rng.integers(len(empties))]
             p = to_pos(b, x, y)
             play(b, p, side)
-            if rng.random() < sync_p:
-                net_sync(st, b)
+            net_play(st, b, p, side)
             played.append((p, side))
             side = 3 - side
         if step % 7 == 0:
-            net_sync(st, b)
             _check(st, b, weights, net)
-    net_sync(st, b)
     _check(st, b, weights, net)
     while played:
         p, colour = played.pop()
@@ -136,8 +121,8 @@ def test_the_heads_equal_the_numpy_reference(rule):
                 if b.cells[p] == EMPTY:
                     break
             play(b, p, side)
+            net_play(st, b, p, side)
             side = 3 - side
-        net_sync(st, b)
         cells = _cells(b)
         for view in range(2):
             mask = int(rng.integers(0, 1 << 11))

@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch")
 from gomocup_bot.core.board import new_board, play, to_pos  # noqa: E402
 from gomocup_bot.core.constants import RULE_FREESTYLE, RULE_RENJU  # noqa: E402
 from gomocup_bot.neteval import reference as R  # noqa: E402
-from gomocup_bot.neteval.state import net_logit, net_policy, net_sync, new_state  # noqa: E402
+from gomocup_bot.neteval.state import net_logit, net_play, net_policy, new_state  # noqa: E402
 from gomocup_bot.training.netmodel import LineNet, new_weights  # noqa: E402
 
 
@@ -36,7 +36,7 @@ def test_trainer_forward_equals_the_kernels(codebooks, rule):
                 if cells[y, x] == 0:
                     break
             play(b, to_pos(b, x, y), side)
-            net_sync(st, b)
+            net_play(st, b, to_pos(b, x, y), side)
             cells[y, x] = side
             side = 3 - side
         mover = np.where(cells == side, 1, np.where(cells == 0, 0, 2)).reshape(1, 225)
