@@ -94,6 +94,19 @@ def _data(args, log) -> "object":
     return rows
 
 
+def _init_from(model, path: str, log) -> None:
+    """Load an earlier run's model weights (a warm start for the next generation); a missing file
+    or another shape stops the run with the reason, before any step is spent."""
+    import torch
+
+    try:
+        state = torch.load(path, weights_only=False)
+        model.load_state_dict(state["model"])
+    except (OSError, KeyError, RuntimeError, TypeError) as exc:
+        sys.exit(f"gomocup-bot train-net: --init {path}: not a checkpoint of this net's shape ({exc})")
+    log(f"started from the model of {path} (step {state.get('step', '?')} of its run)")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="gomocup-bot train-net", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -105,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", help="an .npz of the extracted positions: read if it exists, else written")
     ap.add_argument("--checkpoint", help="resume from / save to this file (default: OUT.ckpt)")
     ap.add_argument("--checkpoint-every", type=int, default=500, help="steps between checkpoints (default 500)")
+    ap.add_argument("--init", help="start from the model weights of this checkpoint (an earlier generation's "
+                                   "OUT.ckpt, the same shape): a new schedule and optimiser, the learned net kept")
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--batch", type=int, default=512)
     ap.add_argument("--lr", type=float, default=2e-3)
@@ -147,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
         opt.load_state_dict(state["opt"])
         step = int(state["step"])
         log(f"resumed from {ckpt} at step {step} of {total}")
+    elif args.init:
+        _init_from(model, args.init, log)
 
     def save_ckpt() -> None:
         tmp = ckpt.with_name(ckpt.name + ".tmp")

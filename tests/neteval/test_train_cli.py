@@ -1,0 +1,59 @@
+"""`gomocup-bot train-net` end to end on a few real self-play games: it writes a sound weights
+file, an interrupted run resumes, a warm start takes an earlier run's net, and a bad warm-start
+file stops the run with the reason (skipped where torch, the optional [train] extra, is absent)."""
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from gomocup_bot.neteval import weights as W  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+GAMES = ROOT / "data" / "selfplay" / "freestyle-net1-s51.jsonl.gz"
+SMALL = ["--feature", "8", "--hidden", "4", "--mapping", "8", "--batch", "128", "--threads", "1"]
+
+
+def _train(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "gomocup_bot", "train-net", *args], capture_output=True,
+                          text=True, timeout=600, cwd=ROOT)
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("games") / "few.jsonl"
+    with gzip.open(GAMES, "rt") as src:
+        path.write_text("".join(line for _, line in zip(range(40), src)))
+    return path
+
+
+def test_a_run_writes_a_sound_file_and_a_warm_start_takes_the_earlier_net(records, tmp_path):
+    first = tmp_path / "g1.gbn"
+    run = _train(str(records), "--out", str(first), "--cache", str(tmp_path / "pos.npz"), "--epochs", "1", *SMALL)
+    assert run.returncode == 0, run.stderr
+    assert W.verify(first) is None and "held out, final" in run.stderr
+    assert set(W.load(first).rules) >= {"freestyle"}
+    # the same command again finds its checkpoint finished and only writes the file
+    again = _train(str(records), "--out", str(first), "--cache", str(tmp_path / "pos.npz"), "--epochs", "1", *SMALL)
+    assert again.returncode == 0 and "resumed from" in again.stderr
+    warm = _train("--cache", str(tmp_path / "pos.npz"), "--out", str(tmp_path / "g2.gbn"), "--epochs", "1",
+                  "--init", str(first) + ".ckpt", *SMALL)
+    assert warm.returncode == 0, warm.stderr
+    assert "started from the model of" in warm.stderr and W.verify(tmp_path / "g2.gbn") is None
+
+
+def test_a_warm_start_from_a_missing_or_other_shaped_net_stops_with_the_reason(records, tmp_path):
+    missing = _train(str(records), "--out", str(tmp_path / "x.gbn"), "--epochs", "1",
+                     "--init", str(tmp_path / "none.ckpt"), *SMALL)
+    assert missing.returncode != 0 and "--init" in missing.stderr and "not a checkpoint" in missing.stderr
+    first = tmp_path / "f8.gbn"
+    assert _train(str(records), "--out", str(first), "--epochs", "1", *SMALL).returncode == 0
+    wider = [a if a != "8" else "16" for a in SMALL]  # feature 16 against the checkpoint's 8
+    other = _train(str(records), "--out", str(tmp_path / "y.gbn"), "--epochs", "1", "--init", str(first) + ".ckpt", *wider)
+    assert other.returncode != 0 and "not a checkpoint of this net's shape" in other.stderr
+    assert not (tmp_path / "y.gbn").exists()
