@@ -25,7 +25,7 @@ PAPER_TABLE1 = {
     3: {7: ("100%", "100%"), 9: ("100%", "90%"), 11: ("80%", "50%")},
 }
 LEVEL_NAMES = {2: "sudden death, level 2", 4: "sudden death, level 4", 1: "sudden win, level 1", 3: "sudden win, level 3"}
-FULL_CONFIGS = "plain-3k,plain-30k,li-trig-3k,li-trig-30k,li-brute-3k,li-h1-3k,li-h2-3k,ours-3k,full-1s"
+FULL_CONFIGS = "plain-3k,plain-30k,li-trig-3k,li-trig-30k,li-brute-3k,li-h1-3k,li-h2-3k,ours-3k,ours-net-3k,full-1s"
 QUICK_CONFIGS = "plain-3k,li-trig-3k,ours-3k,full-1s"
 
 
@@ -94,7 +94,8 @@ def run(args: argparse.Namespace) -> Report:
         "plays one of the decisive moves. Configurations (from `gomocup_bot/experiments/sudden_table.py`): `plain-T` Li's "
         "plain UCT with random playouts and T iterations; `li-trig-T` the same plus the triggered depth-4 "
         "minimax of his Fig. 17b; `li-brute` the minimax before every search (Fig. 17a); `li-h1`/`li-h2` his "
-        "two heuristic strategies of §5.3; `ours-3k` our improved MCTS; `full-1s` the full brain at 1 s per move."
+        "two heuristic strategies of §5.3; `ours-3k` our improved MCTS; `ours-net-3k` the same on the network "
+        "(policy priors, PUCT, quiescence leaves on its value); `full-1s` the full brain at 1 s per move."
     )
 
     results = {}
@@ -231,7 +232,7 @@ def _claims(report: Report, results, configs, sizes, cost) -> None:
                 items.append(f"{'held' if min(rates) == 1 else 'held in part'} ({trig}) — the improved MCTS \"always "
                              f"detects\" level-2/4 death and level-1/3 win (lowest cell {100 * min(rates):.0f}%, "
                              f"mean {100 * sum(rates) / len(rates):.0f}%).")
-    for ours in ("ours-3k", "full-1s"):
+    for ours in ("ours-3k", "ours-net-3k", "full-1s"):
         if ours in configs:
             rates = [r for k in sizes for lv in (1, 2, 3, 4) if (r := _rate(results, ours, k, lv)) is not None]
             if rates:

@@ -10,6 +10,7 @@ plays is one of the position's decisive moves. Configurations (``--configs``):
     li-h1-3k, li-h2-3k          the same + heuristic strategy 1 / 2 (§5.3, x1 = x2 = 20 %)
     ours-3k                     our improved MCTS (threat priors, solver, heavy playouts, trigger)
     ours-eval-3k                the same with class priors and class-count leaf evaluation (no playouts)
+    ours-net-3k                 the same on the network: policy priors, PUCT, quiescence leaves on its value
     full-1s                     the full brain at 1 s per move (root checks + MCTS)
 
     python benchmarks/sudden_table.py --configs plain-3k,li-trig-3k,full-1s
@@ -43,7 +44,7 @@ MCTS_CONFIGS = {
     "li-h1-3k": (dict(trigger="h1", check_every=500), 3_000),
     "li-h2-3k": (dict(trigger="h2"), 3_000),
 }
-ALL_CONFIGS = list(MCTS_CONFIGS) + ["ours-3k", "ours-eval-3k", "full-1s"]
+ALL_CONFIGS = list(MCTS_CONFIGS) + ["ours-3k", "ours-eval-3k", "ours-net-3k", "full-1s"]
 
 
 def load_positions(path: str) -> list[dict]:
@@ -79,6 +80,8 @@ def run_config(name: str, recs: list[dict], capacity: int, log) -> dict:
         searcher = MctsSearcher(MctsConfig(), capacity)
     elif name == "ours-eval-3k":
         searcher = MctsSearcher(MctsConfig(leaf="eval", prior="class"), capacity)
+    elif name == "ours-net-3k":
+        searcher = MctsSearcher(MctsConfig(net=1, prior="net", select="puct", c=1.5, leaf="quiesce"), capacity)
     else:
         kw, _ = MCTS_CONFIGS[name]
         searcher = MctsSearcher(MctsConfig.baseline(**kw), capacity)

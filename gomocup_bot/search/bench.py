@@ -138,17 +138,22 @@ def run(scale: float = 1.0) -> dict[str, float]:
     return res
 
 
-def _net_speed(boards, depth: int, stop, table_rate: float) -> dict[str, float]:
-    """The same fixed-depth searches with the network evaluation (`neteval`), when the weights
-    file has a freestyle net: its nodes/s beside the tables' (the share is net / tables, measured
-    in the same process a moment apart) and its own checksum (the tables' stays comparable)."""
+def _has_net(board) -> bool:
+    """Does the weights file have a net for this board's rule (a missing or bad file: no)?"""
     from gomocup_bot.neteval.network import network_for
     from gomocup_bot.neteval.weights import NetWeightsError
 
     try:
-        if network_for(boards[0][0]) is None:
-            return {}
+        return network_for(board) is not None
     except NetWeightsError:
+        return False
+
+
+def _net_speed(boards, depth: int, stop, table_rate: float) -> dict[str, float]:
+    """The same fixed-depth searches with the network evaluation (`neteval`), when the weights
+    file has a freestyle net: its nodes/s beside the tables' (the share is net / tables, measured
+    in the same process a moment apart) and its own checksum (the tables' stays comparable)."""
+    if not _has_net(boards[0][0]):
         return {}
     searcher = _warm_searcher(boards, net=1)
     checksum, _, _, rates = fixed_depth(searcher, boards, depth, stop)
@@ -170,8 +175,9 @@ def mcts_boards():
 
 def run_mcts(scale: float = 1.0) -> dict[str, float]:
     """MCTS iterations per second of CPU on one thread, per configuration: the improved MCTS
-    (heavy playouts), the papers' plain UCT and the improved MCTS with class priors and
-    evaluation or quiescence leaves (no playouts), each on the 13 positions with a fixed iteration
+    (heavy playouts), the papers' plain UCT, the improved MCTS with class priors and
+    evaluation or quiescence leaves (no playouts), and with the network's priors and values
+    (when the weights file has a freestyle net), each on the 13 positions with a fixed iteration
     budget, `MCTS_RUNS` times; min and median over the runs of the all-position rate. The minimax
     trigger is off: it is a one-off cost per move, not part of an iteration."""
     from gomocup_bot.search.mcts_driver import MctsConfig, MctsSearcher
@@ -184,6 +190,9 @@ def run_mcts(scale: float = 1.0) -> dict[str, float]:
                ("mcts_plain", MctsConfig.baseline(seed=3)),
                ("mcts_eval", MctsConfig(trigger="none", seed=3, leaf="eval", prior="class")),
                ("mcts_quiesce", MctsConfig(trigger="none", seed=3, leaf="quiesce", prior="class")))
+    if _has_net(positions[0][0]):  # the network's policy priors and quiescence leaves on its value, PUCT
+        configs += (("mcts_net", MctsConfig(trigger="none", seed=3, leaf="quiesce", prior="net", net=1,
+                                            select="puct", c=1.5)),)
     for name, cfg in configs:
         rates = []
         checksum = 0

@@ -35,22 +35,27 @@ from gomocup_bot.core.patterns import evaluate, move_score, sync_patterns
 from gomocup_bot.core.playouts import light_playout, light_work_size
 from gomocup_bot.core.rng import rand_below, rand_unit
 from gomocup_bot.core.rules import is_legal, line_wins
+from gomocup_bot.neteval.state import net_play, net_policy, net_take
+from gomocup_bot.search.pvs import P_NET
 from gomocup_bot.search.pvs import evaluate as pvs_evaluate
 from gomocup_bot.search.pvs import INF, WIN, WIN_BOUND, find_class
 from gomocup_bot.search.pvs import quiesce as pvs_quiesce
 from gomocup_bot.search.sudden import fouls_apply, win_squares, wins_now
 
 # integer parameters
-I_MODE, I_PLAYOUT, I_PDEPTH, I_TRIGGER_K, I_SAMPLE, I_LEAF, I_PRIOR, I_QDEPTH = 0, 1, 2, 3, 4, 5, 6, 7
-I_LEN = 8
+I_MODE, I_PLAYOUT, I_PDEPTH, I_TRIGGER_K, I_SAMPLE, I_LEAF, I_PRIOR, I_QDEPTH, I_SELECT = 0, 1, 2, 3, 4, 5, 6, 7, 8
+I_LEN = 9
 MODE_PLAIN, MODE_IMPROVED = 0, 1
 PLAYOUT_RANDOM, PLAYOUT_LIGHT, PLAYOUT_HEAVY, PLAYOUT_DEPTH = 0, 1, 2, 3
 LEAF_PLAYOUT, LEAF_EVAL, LEAF_QUIESCE = 0, 1, 2  # a new leaf's value: a playout, the class-count
 # evaluation, or the PVS's quiescence search (the evaluation after the forced fours)
-PRIOR_SCORE, PRIOR_CLASS = 0, 1  # priors from the line-score `move_score`, or from the threat classes
+PRIOR_SCORE, PRIOR_CLASS, PRIOR_NET = 0, 1, 2  # priors from the line-score `move_score`, the threat
+# classes, or the network's policy head (a softmax of its logits at temperature ``F_PRIOR_TEMP``)
+SELECT_UCB, SELECT_PUCT = 0, 1  # UCB with the prior as virtual wins, or PUCT with the prior a probability
 # float parameters
 F_C, F_PRIOR_W, F_PW_BASE, F_PW_A, F_PW_B, F_GREEDY, F_LAMBDA, F_PRIOR_SCALE, F_EVAL_SCALE = 0, 1, 2, 3, 4, 5, 6, 7, 8
-F_LEN = 10
+F_FPU, F_PRIOR_TEMP = 9, 10  # PUCT: an unvisited child's value below its parent's; the policy's temperature
+F_LEN = 11
 # stats
 S_ITER, S_TRIGGER_LOSS, S_TRIGGER_WIN, S_FULL, S_MAXDEPTH = 0, 1, 2, 3, 4
 # node flags
@@ -125,15 +130,38 @@ class Tree:
                 self.flags, self.count)
 
 
+@njit(cache=True, nogil=True, forceinline=True)
+def _step(b, p, side, ev):
+    """`make` on the way down the tree, the network's state with it when the net evaluates (the
+    leaves read its value, the expansions its policy). Playouts keep to `make`: they read no net
+    and take back every stone they play, so the state is right again at the leaf."""
+    make(b, p, side)
+    if ev.params[P_NET] != 0:
+        net_play(ev.net, b, p, side)
+
+
+@njit(cache=True, nogil=True, forceinline=True)
+def _back(b, ev):
+    """`unmake` of the last tree move, the network's state with it."""
+    if ev.params[P_NET] != 0:
+        p = b.stack[b.meta[M_NMOVES] - 1]
+        colour = b.cells[p]
+        unmake(b)
+        net_take(ev.net, b, p, colour)
+    else:
+        unmake(b)
+
+
 @njit(cache=True, nogil=True)
-def expand(b, node, c, move, first, nch, visits, wsum, prior, proven, flags, count, ip, fp, rng, allowed, buf):
+def expand(b, node, c, move, first, nch, visits, wsum, prior, proven, flags, count, ip, fp, rng, allowed, buf, ev):
     """Create the children of ``node`` (side c to move). Returns False if the tree is full.
 
     ``allowed`` (root only, may be empty) restricts the children to those squares. Under renju
     black's forbidden squares are never children; a five black could only block on one leaves
     every legal move as a child (each then loses to the five, which the solver proves).
     Squares are listed in board order, row by row (the padding around the board is never a move).
-    ``buf``: int32 scratch of at least width*height + 1.
+    ``buf``: int32 scratch of at least width*height + 1. ``ev``: the thread's PVS work record, whose
+    network state (kept in step by `_step`) gives the policy priors (``PRIOR_NET``).
     """
     w = b.meta[M_WIDTH]
     h = b.meta[M_HEIGHT]
@@ -183,6 +211,8 @@ def expand(b, node, c, move, first, nch, visits, wsum, prior, proven, flags, cou
         else:
             sync_patterns(b)  # k > 5: the move scores read the pattern codes
             by_class = ip[I_PRIOR] == PRIOR_CLASS
+            by_net = ip[I_PRIOR] == PRIOR_NET and ev.params[P_NET] != 0
+            view = c - 1
             scores = np.empty(w * h, dtype=np.float64)
             for y in range(h):
                 base = to_pos(b, 0, y)
@@ -196,11 +226,17 @@ def expand(b, node, c, move, first, nch, visits, wsum, prior, proven, flags, cou
                     if start + n >= cap:
                         return False
                     move[start + n] = p
-                    scores[n] = class_score(b, c, p) if by_class else move_score(b, c, p)
+                    if by_net:
+                        scores[n] = net_policy(ev.net, view, p)
+                    elif by_class:
+                        scores[n] = class_score(b, c, p)
+                    else:
+                        scores[n] = move_score(b, c, p)
                     n += 1
             if n == 0:
                 # empty board (or only far squares allowed, or every candidate a renju foul):
                 # every allowed legal empty square, the centre first
+                by_net = False
                 centre = to_pos(b, w // 2, h // 2)
                 for y in range(h):
                     base = to_pos(b, 0, y)
@@ -220,13 +256,24 @@ def expand(b, node, c, move, first, nch, visits, wsum, prior, proven, flags, cou
             tmp = move[start:start + n].copy()
             ts = scores[:n].copy()
             top = ts[order[0]] if n > 0 else 1.0
+            best = top  # the softmax subtracts the largest logit (no overflow)
             if top <= 0.0:
                 top = 1.0
+            total = 0.0
             for i in range(n):
                 move[start + i] = tmp[order[i]]
-                # prior in (-1, 1): the best squares near +1, the weakest near -1
                 s = ts[order[i]]
-                prior[start + i] = 2.0 * (s / top if s > 0.0 else 0.0) ** fp[F_PRIOR_SCALE] - 1.0
+                if by_net:  # softmax of the policy's logits
+                    pr = math.exp((s - best) / fp[F_PRIOR_TEMP])
+                else:  # in (-1, 1): the best squares near +1, the weakest near -1
+                    pr = 2.0 * (s / top if s > 0.0 else 0.0) ** fp[F_PRIOR_SCALE] - 1.0
+                    if ip[I_SELECT] == SELECT_PUCT:
+                        pr = 0.5 * (pr + 1.0)  # a weight for PUCT's probability
+                prior[start + i] = pr
+                total += pr
+            if (by_net or ip[I_SELECT] == SELECT_PUCT) and total > 0.0:
+                for i in range(n):
+                    prior[start + i] = prior[start + i] / total
     for i in range(n):
         first[start + i] = -1
         nch[start + i] = 0
@@ -262,7 +309,8 @@ def select_child(node, f, n, move, visits, wsum, prior, proven, flags, ip, fp):
     rewrite ``first[node]`` between two reads (a claim writes a negative marker there)."""
     N = visits[node]
     plain = ip[I_MODE] == MODE_PLAIN
-    if plain:
+    puct = not plain and ip[I_SELECT] == SELECT_PUCT
+    if plain or puct:  # PUCT widens by its priors: every child is a candidate
         limit = n
     else:
         limit = int(fp[F_PW_BASE] + fp[F_PW_A] * (N + 1.0) ** fp[F_PW_B])
@@ -271,6 +319,9 @@ def select_child(node, f, n, move, visits, wsum, prior, proven, flags, ip, fp):
         if limit < 1:
             limit = 1
     logn = math.log(N + 1.0)
+    root_n = math.sqrt(N + 1.0)
+    # PUCT's first-play urgency: an unvisited child is worth its parent's mean for its mover, less F_FPU
+    fpu = (-wsum[node] / N if N > 0 else 0.0) - fp[F_FPU]
     c = fp[F_C]
     pw = fp[F_PRIOR_W]
     best = -1
@@ -288,6 +339,9 @@ def select_child(node, f, n, move, visits, wsum, prior, proven, flags, ip, fp):
                 return i
             q = wsum[i] / v_i
             u = q + c * math.sqrt(logn / v_i)
+        elif puct:
+            q = wsum[i] / v_i if v_i > 0 else fpu
+            u = q + c * prior[i] * root_n / (1.0 + v_i)
         else:
             q = (wsum[i] + prior[i] * pw) / (v_i + pw)
             u = q + c * math.sqrt(logn / (v_i + 1.0))
@@ -534,7 +588,7 @@ def run_iterations(b, root_c, n_iter, move, first, nch, visits, wsum, prior,
                 if visits[node] == 0 and node != 0:
                     break  # first visit of a leaf: play out from here
                 ok = expand(b, node, side, move, first, nch, visits, wsum, prior, proven,
-                            flags, count, ip, fp, rng, allowed if node == 0 else allowed[:0], scratch[0])
+                            flags, count, ip, fp, rng, allowed if node == 0 else allowed[:0], scratch[0], ev)
                 if not ok:
                     stats[S_FULL] = 1
                     break
@@ -546,7 +600,7 @@ def run_iterations(b, root_c, n_iter, move, first, nch, visits, wsum, prior,
                 break
             p = move[ch]
             won = wins_now(b, p, side)
-            make(b, p, side)
+            _step(b, p, side, ev)
             depth += 1
             path[depth] = ch
             node = ch
@@ -596,7 +650,7 @@ def run_iterations(b, root_c, n_iter, move, first, nch, visits, wsum, prior,
             if improved and d < depth and proven[nd] == 0:
                 _update_proof(nd, first, nch, proven, flags)
             if d > 0:
-                unmake(b)
+                _back(b, ev)
         done += 1
     stats[S_ITER] += done
     return done
@@ -728,7 +782,7 @@ def run_shared(b, root_c, n_iter, move, first, nch, visits, wsum, prior, proven,
                     break
                 first[node] = FIRST_BUSY
                 if not expand(b, spare, side, move, first, nch, visits, wsum, prior, proven,
-                              flags, count, ip, fp, rng, no_allowed, scratch[0]):
+                              flags, count, ip, fp, rng, no_allowed, scratch[0], ev):
                     first[node] = -1
                     stats[S_FULL] = 1
                     break
@@ -748,7 +802,7 @@ def run_shared(b, root_c, n_iter, move, first, nch, visits, wsum, prior, proven,
             if cells[p] != EMPTY:
                 break  # cannot happen with a published block; never corrupt the board
             won = wins_now(b, p, side)
-            make(b, p, side)
+            _step(b, p, side, ev)
             fresh = visits[ch] == 0
             visits[ch] += 1
             wsum[ch] -= VIRTUAL_LOSS
@@ -798,7 +852,7 @@ def run_shared(b, root_c, n_iter, move, first, nch, visits, wsum, prior, proven,
             if improved and d < depth and proven[nd] == 0:
                 _update_proof(nd, first, nch, proven, flags)
             if d > 0:
-                unmake(b)
+                _back(b, ev)
         done += 1
     stats[S_ITER] += done
     return done

@@ -59,7 +59,8 @@ TRIGGERS = ("none", "brute", "triggered", "h1", "h2")
 PLAYOUTS = {"random": K.PLAYOUT_RANDOM, "light": K.PLAYOUT_LIGHT, "heavy": K.PLAYOUT_HEAVY,
             "depth": K.PLAYOUT_DEPTH}
 LEAVES = {"playout": K.LEAF_PLAYOUT, "eval": K.LEAF_EVAL, "quiesce": K.LEAF_QUIESCE}
-PRIORS = {"score": K.PRIOR_SCORE, "class": K.PRIOR_CLASS}
+PRIORS = {"score": K.PRIOR_SCORE, "class": K.PRIOR_CLASS, "net": K.PRIOR_NET}
+SELECTS = {"ucb": K.SELECT_UCB, "puct": K.SELECT_PUCT}
 CHUNK_SECONDS = 0.004  # a kernel call between two looks at the clock
 ABORT_STRETCH = 1.15  # nothing runs past this multiple of the plan (the PVS's cap)
 
@@ -91,7 +92,13 @@ class MctsConfig:
     leaf: str = "playout"  # "eval": the class-count evaluation instead of a playout, "quiesce": the
     # PVS's quiescence search (table boards)
     quiesce_fours: int = 2  # leaf=quiesce: fours the quiescence may play in a row
-    prior: str = "score"  # "class": priors from the pattern layer's threat classes (table boards)
+    prior: str = "score"  # "class": priors from the pattern layer's threat classes (table boards),
+    # "net": the network's policy head (with ``net``; else the classes)
+    net: int = 0  # 1: the network evaluation (`neteval`) where the rule has a net: the leaves
+    # (eval, quiesce) read its value head, ``prior="net"`` its policy head; else the tables
+    select: str = "ucb"  # "puct": PUCT, u = q + c * prior * sqrt(N) / (1 + n), the prior a probability
+    fpu: float = 0.2  # PUCT: an unvisited child counts as its parent's mean for its mover less this
+    prior_temp: float = 1.0  # prior=net: the softmax's temperature on the policy's logits
     eval_scale: float = 500.0  # leaf=eval: value = tanh(evaluation / eval_scale)
     prior_sharpness: float = 0.35
     x1: float = 20.0
@@ -243,6 +250,9 @@ class MctsSearcher:
         ip[K.I_LEAF] = LEAVES.get(cfg.leaf, K.LEAF_PLAYOUT)
         ip[K.I_PRIOR] = PRIORS.get(cfg.prior, K.PRIOR_SCORE)
         ip[K.I_QDEPTH] = cfg.quiesce_fours
+        ip[K.I_SELECT] = SELECTS.get(cfg.select, K.SELECT_UCB)
+        if ip[K.I_PRIOR] == K.PRIOR_NET and (board is None or self._net_for(board) is None):
+            ip[K.I_PRIOR] = K.PRIOR_CLASS  # no net for this board: the threat classes order it
         if board is not None and not layer_serves(board):
             ip[K.I_LEAF] = K.LEAF_PLAYOUT
             ip[K.I_PRIOR] = K.PRIOR_SCORE
@@ -256,15 +266,39 @@ class MctsSearcher:
         fp[K.F_LAMBDA] = cfg.attack_lambda
         fp[K.F_EVAL_SCALE] = cfg.eval_scale
         fp[K.F_PRIOR_SCALE] = cfg.prior_sharpness
+        fp[K.F_FPU] = cfg.fpu
+        fp[K.F_PRIOR_TEMP] = max(1e-3, cfg.prior_temp)
         return ip, fp
+
+    def _net_for(self, board):
+        """(weights, the rule's net) when ``net`` is on and the board's rule has one, else None."""
+        if not self.config.net:
+            return None
+        from gomocup_bot.neteval.network import network_for
+
+        return network_for(board)
 
     def evaluator(self, board, thread: int = 0) -> pvs.Work:
         """The PVS work record of one thread for its leaves (the evaluation weights; the quiescence
-        search's move lists and counters too, hence one per thread); one per board size and rule."""
-        key = (int(board.cells.shape[0]), int(board.meta[M_RULE]), thread)
+        search's move lists and counters too, hence one per thread); one per board size and rule,
+        with the network's state (``net``) refreshed to ``board``."""
+        key = (int(board.meta[M_WIDTH]), int(board.meta[M_HEIGHT]), int(board.meta[M_RULE]), thread)
         if key not in self._ev:
-            self._ev[key] = pvs.new_work(board, pvs.new_tt(1 << 14), pvs.default_params(), np.zeros(1, dtype=np.int32))
-        return self._ev[key]
+            net = self._net_for(board)
+            params = pvs.default_params()
+            state = None
+            if net is not None:
+                from gomocup_bot.neteval.state import new_state
+
+                params[pvs.P_NET] = 1
+                state = new_state(board, *net)
+            self._ev[key] = pvs.new_work(board, pvs.new_tt(1 << 14), params, np.zeros(1, dtype=np.int32), state)
+        ev = self._ev[key]
+        if ev.params[pvs.P_NET]:  # the net's sums follow the tree from this search's root
+            from gomocup_bot.neteval.state import refresh
+
+            refresh(ev.net, board)
+        return ev
 
     # ------------------------------------------------------------------ the search
     def run(self, board, side: int, stop, *, soft_deadline: float | None = None,
@@ -290,11 +324,11 @@ class MctsSearcher:
         for w in self.workers:
             w.stats[:] = 0
         ip, fp = self.params(board)
-        evs = [self.evaluator(board, i) for i in range(len(workers))]
-        ev = evs[0]
         allowed_arr = np.zeros(0, dtype=np.int64) if allowed is None else np.asarray(allowed, dtype=np.int64)
         out = MctsOutcome(child=-1, iterations=0, threads=len(workers))
         boards = [board] + [copy_board(board) for _ in workers[1:]]
+        evs = [self.evaluator(b_, i) for i, b_ in enumerate(boards)]
+        ev = evs[0]
         for w, b_, ev_ in zip(self._owners(), boards, evs):
             out.reused += self._take_root(w, board, side, allowed)
             w.start_visits = int(w.tree.visits[0])

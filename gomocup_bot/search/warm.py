@@ -15,6 +15,7 @@ PVS_BIG_K = "pvs-big-k"  # the same kernels compiled for k > 5 boards (another n
 MCTS_SHARED = "mcts-shared"  # the tree-parallel kernels (`parallel=tree`)
 PNS = "pns"  # the proof-number threat search (option ``tss=pn``)
 PVS_NET = "pvs-net"  # the PVS on the network evaluation: the weights file read, its state built and searched
+MCTS_NET = "mcts-net"  # the MCTS on the network: its state built and refreshed, policy priors, value leaves
 _done: set[str] = set()
 
 
@@ -75,6 +76,15 @@ def warm_up(parts: tuple[str, ...] = (PVS, PVS_BIG_K, MCTS, MCTS_PLAIN)) -> None
         if MCTS in todo:
             _warm_reuse(board, stop, MctsConfig(reuse=True))
             _warm_minimax_rules(board, stop)
+    if MCTS_NET in todo:
+        from gomocup_bot.core.board import board_from_stones
+        from gomocup_bot.neteval.network import weights
+        from gomocup_bot.search.mcts_driver import MctsConfig, MctsSearcher
+
+        weights()  # raises NetWeightsError for a missing or bad file, as for the PVS
+        b = board_from_stones(9, 9, [(4, 4, 1), (4, 5, 2), (5, 4, 1), (3, 3, 2), (5, 5, 1)], 5, 0)
+        MctsSearcher(MctsConfig(net=1, prior="net", select="puct", leaf="quiesce"), 4096).run(
+            b, 2, stop, max_iterations=64)
     if MCTS_SHARED in todo:
         from gomocup_bot.search.mcts_driver import MctsConfig
 

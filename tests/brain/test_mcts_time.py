@@ -4,7 +4,8 @@ A manager allows 1 s of tolerance past the turn; the PVS keeps every reply under
 busy process per core competes with the brain's moves (as a compile beside a match would), and each
 reply, timed from writing the command to reading the move, must stay within the turn plus a
 margin far below that tolerance. The variants together cover every leaf, prior, trigger, thread
-count, parallel mode, final-move policy and tree reuse (a TURN after our move re-roots the tree).
+count, parallel mode, final-move policy, tree reuse (a TURN after our move re-roots the tree) and
+the network's priors and leaves.
 The clock starts once the engine has loaded: the moves before that are the runner's quick
 fallback, not the search under test.
 """
@@ -40,6 +41,9 @@ VARIANTS = {
     "playout-none-tree2": ["leaf=playout", "trigger=none", "threads=2", "parallel=tree"],
     "depth-root2-maxrobust": ["leaf=playout", "playout=depth", "threads=2", "parallel=root",
                               "final=max-robust"],
+    # the network's priors and value leaves (PUCT): its state follows the tree, rebuilt at each root
+    "net-quiesce-reuse": ["net=1", "reuse=1"],
+    "net-eval-tree2": ["net=1", "leaf=eval", "threads=2", "parallel=tree"],
 }
 
 
