@@ -237,14 +237,19 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("\nnothing to do\n")
         return 0
     ctx = multiprocessing.get_context("spawn")
-    with out.open("a", encoding="utf-8") as f, ctx.Pool(max(1, args.workers)) as pool:
-        done = start_done
-        for line in pool.imap_unordered(_worker, jobs):
-            f.write(line + "\n")
-            f.flush()
-            done += 1
-            rec = parse_line(line)
-            positions += len(rec.moves) // 2 - rec.opening
-            _progress(done, args.games, positions, t0, start_done)
+    done = start_done
+    try:
+        with out.open("a", encoding="utf-8") as f, ctx.Pool(max(1, args.workers)) as pool:
+            for line in pool.imap_unordered(_worker, jobs):
+                f.write(line + "\n")
+                f.flush()
+                done += 1
+                rec = parse_line(line)
+                positions += len(rec.moves) // 2 - rec.opening
+                _progress(done, args.games, positions, t0, start_done)
+    except KeyboardInterrupt:  # every finished game is on disk, one whole line each
+        sys.stderr.write(f"\nstopped at {done} games ({positions} positions) in {out}; "
+                         "the same command resumes\n")
+        return 130
     sys.stderr.write("\n")
     return 0

@@ -48,6 +48,31 @@ def test_selfplay_resumes_an_interrupted_file(games, tmp_path) -> None:
     assert sorted(kept) == list(range(5)) and kept[:3] == [int(records.parse_line(ln).id) for ln in lines[:3]]
 
 
+def test_selfplay_stopped_by_ctrl_c_keeps_whole_games_and_says_how_to_resume(tmp_path) -> None:
+    import signal
+    import time
+
+    out = tmp_path / "stop.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "gomocup_bot", "selfplay", "--out", str(out), "--games", "200",
+                             "--workers", "1", "--nodes", "1500", "--root-nodes", "3000", "--move-seconds", "0.2",
+                             "--seed", "6"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 200
+        while not (out.exists() and out.read_text().count("\n") >= 1):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() else ""
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "the same command resumes" in err and "Traceback" not in err.split("stopped at")[-1]
+    text = out.read_text()
+    assert text.endswith("\n")
+    assert len(list(records.read(out))) == text.count("\n") >= 1
+
+
 def test_selfplay_with_a_node_bounded_check_repeats_its_games(tmp_path) -> None:
     # --check-nodes: the root's defence stops at solver nodes, not the clock, so one worker writes
     # the same games from the same seed (the files name the same commit and settings)
