@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import logging
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -463,6 +464,10 @@ def main(argv: list[str] | None = None) -> int:
     except StoreError as exc:
         print(f"gomocup-tournament: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # `report DB | head`: the reader left; say nothing more, as a Unix filter does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush would raise again
+        return 141
 
 
 if __name__ == "__main__":

@@ -172,6 +172,16 @@ def test_ladder_with_no_engines_uses_the_builtins(tmp_path: Path) -> None:
 MATCHES = Path(__file__).resolve().parents[2] / "data" / "matches"
 
 
+def test_report_piped_into_head_ends_quietly(tmp_path: Path) -> None:
+    """`report DB | head -3`: the reader closes the pipe early; the report stops without a traceback."""
+    db = tmp_path / "m.sqlite"
+    db.write_bytes((MATCHES / "defence-rounds-vs-base.sqlite").read_bytes())
+    proc = subprocess.run(f"{subprocess.list2cmdline(CLI)} report {db} | head -3", shell=True, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.stdout.count("\n") == 3 and "engine" in proc.stdout
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
+
+
 def test_report_replays_the_sprt_of_a_real_match(tmp_path: Path) -> None:
     """The committed defence match ran with --sprt 0,60 and stopped the moment H1 was accepted (108
     games): replayed by `report`, the LLR must cross H1 at the last game and never before; for the
