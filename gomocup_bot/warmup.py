@@ -19,12 +19,12 @@ import sys
 import time
 
 CORE, CORE_BIG_K = "core", "core-big-k"
-SEARCH_PARTS = ("pvs", "pvs-net", "pvs-big-k", "pns", "mcts", "mcts-plain", "mcts-shared")  # search.warm's names
+SEARCH_PARTS = ("pvs", "pvs-net", "pvs-big-k", "pns", "mcts", "mcts-plain", "mcts-shared", "mcts-net")  # search.warm's names
 ALL_PARTS = (CORE, CORE_BIG_K) + SEARCH_PARTS
 # Two processes of about equal work (cold, one core each: about 260 s CPU a half here): the table
 # boards' kernels with the MCTS, and the k > 5 boards' with the proof-number search, whose
 # table-board core kernels the first process has cached by the time the second reaches them.
-HALVES = ((CORE, "pvs", "pvs-net", "mcts", "mcts-plain", "mcts-shared"), (CORE_BIG_K, "pvs-big-k", "pns"))
+HALVES = ((CORE, "pvs", "pvs-net", "mcts", "mcts-plain", "mcts-shared", "mcts-net"), (CORE_BIG_K, "pvs-big-k", "pns"))
 
 
 def warm_parts(parts: tuple[str, ...]) -> int:
