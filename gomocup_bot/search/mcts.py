@@ -319,9 +319,12 @@ def select_child(node, f, n, move, visits, wsum, prior, proven, flags, ip, fp):
         if limit < 1:
             limit = 1
     logn = math.log(N + 1.0)
-    root_n = math.sqrt(N + 1.0)
-    # PUCT's first-play urgency: an unvisited child is worth its parent's mean for its mover, less F_FPU
-    fpu = (-wsum[node] / N if N > 0 else 0.0) - fp[F_FPU]
+    root_n = 0.0
+    fpu = 0.0
+    if puct:  # only PUCT reads these (UCB's selection, the default, pays nothing for them)
+        root_n = math.sqrt(N + 1.0)
+        # first-play urgency: an unvisited child is worth its parent's mean for its mover, less F_FPU
+        fpu = (-wsum[node] / N if N > 0 else 0.0) - fp[F_FPU]
     c = fp[F_C]
     pw = fp[F_PRIOR_W]
     best = -1
