@@ -45,12 +45,19 @@ def _psq(moves: str) -> str:
     return "Piskvorky 15x15, 11:11, 0\n" + "".join(f"{x + 1},{y + 1},0\n" for x, y in squares) + "Wine\nAIWine\n-1\n"
 
 
-def test_a_known_blunder_is_found_with_its_refutation_and_defences(tmp_path: Path) -> None:
+# the analysing engines: the default (builtin:gomocup-bot, the PVS) and the MCTS on the network as a
+# process, whose winrates come from its tree's visits and values and whose proofs from its solver
+ANALYSERS = {"pvs": (), "mcts-net": ("--analyser", f"mcts-net={sys.executable} -m gomocup_bot "
+                                      "--option backend=mcts --option net=1")}
+
+
+@pytest.mark.parametrize("analyser", sorted(ANALYSERS))
+def test_a_known_blunder_is_found_with_its_refutation_and_defences(tmp_path: Path, analyser: str) -> None:
     (tmp_path / "known.sgf").write_text(KNOWN_BLUNDER)
     (tmp_path / "clean.psq").write_text(_psq(CLEAN_OPENING))
     out = tmp_path / "a.json"
     done = _analyse(str(tmp_path / "known.sgf"), str(tmp_path / "clean.psq"), "--fast", "0.2", "--deep", "0.6",
-                    "--candidates", "4", "--no-warmup", "--json", str(out))
+                    "--candidates", "4", "--no-warmup", "--json", str(out), *ANALYSERS[analyser])
     assert done.returncode == 0, done.stderr
     doc = json.loads(out.read_text())
     known, clean = doc["games"]
