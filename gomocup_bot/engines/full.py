@@ -81,8 +81,6 @@ DEFAULT_REUSE = False
 DEFAULT_LEAF = "quiesce"
 DEFAULT_PRIOR = "class"
 DEFAULT_PARALLEL = "root"
-DEFAULT_NET_SELECT = "puct"  # backend=mcts with net=1: the policy's priors are probabilities
-DEFAULT_PUCT_C = 1.5  # PUCT's exploration weight (values in [-1, 1])
 # the PVS's selective search (options prune, vct_depth, vct_nodes; docs/search.md has the matches
 # that chose these)
 DEFAULT_PRUNE = 1
@@ -156,24 +154,25 @@ class FullEngine(SearchEngineBase):
     def mcts_config(self):
         """The MCTS settings from the options (built on first use: it imports the MCTS modules)."""
         if self._mcts_config is None:
-            from gomocup_bot.search.mcts_driver import SELECTS, TRIGGERS, MctsConfig
+            from gomocup_bot.search.mcts_driver import NET_C, SELECTS, TRIGGERS, MctsConfig
             from gomocup_bot.search.policy import FINAL_POLICIES
 
             trigger = self.option("trigger", "triggered", str)
             final = self.option("final", "robust", str)
             net = self.option("net", 0, int)  # the network's policy priors and value leaves, PUCT
-            select = self.option("select", DEFAULT_NET_SELECT if net else MctsConfig.select, str)
+            base = MctsConfig.on_net() if net else MctsConfig(leaf=DEFAULT_LEAF, prior=DEFAULT_PRIOR)
+            select = self.option("select", base.select, str)
             cfg = MctsConfig(
                 trigger=trigger if trigger in TRIGGERS else "triggered",
                 k=self.option("k", 4, int),
                 playout=self.option("playout", "heavy", str),
-                leaf=self.option("leaf", DEFAULT_LEAF, str),
-                prior=self.option("prior", "net" if net else DEFAULT_PRIOR, str),
+                leaf=self.option("leaf", base.leaf, str),
+                prior=self.option("prior", base.prior, str),
                 net=net,
                 select=select if select in SELECTS else MctsConfig.select,
-                c=self.option("c", DEFAULT_PUCT_C if select == "puct" else MctsConfig.c, float),
-                fpu=self.option("fpu", MctsConfig.fpu, float),
-                prior_temp=self.option("prior_temp", MctsConfig.prior_temp, float),
+                c=self.option("c", NET_C if select == "puct" else MctsConfig.c, float),  # PUCT: values in [-1, 1]
+                fpu=self.option("fpu", base.fpu, float),
+                prior_temp=self.option("prior_temp", base.prior_temp, float),
                 final=final if final in FINAL_POLICIES else "robust",
                 seed=self.option("seed", 1, int),
                 reuse=self.option("reuse", DEFAULT_REUSE, bool),

@@ -81,7 +81,7 @@ def run_config(name: str, recs: list[dict], capacity: int, log) -> dict:
     elif name == "ours-eval-3k":
         searcher = MctsSearcher(MctsConfig(leaf="eval", prior="class"), capacity)
     elif name == "ours-net-3k":
-        searcher = MctsSearcher(MctsConfig(net=1, prior="net", select="puct", c=1.5, leaf="quiesce"), capacity)
+        searcher = MctsSearcher(MctsConfig.on_net(), capacity)
     else:
         kw, _ = MCTS_CONFIGS[name]
         searcher = MctsSearcher(MctsConfig.baseline(**kw), capacity)

@@ -191,8 +191,7 @@ def run_mcts(scale: float = 1.0) -> dict[str, float]:
                ("mcts_eval", MctsConfig(trigger="none", seed=3, leaf="eval", prior="class")),
                ("mcts_quiesce", MctsConfig(trigger="none", seed=3, leaf="quiesce", prior="class")))
     if _has_net(positions[0][0]):  # the network's policy priors and quiescence leaves on its value, PUCT
-        configs += (("mcts_net", MctsConfig(trigger="none", seed=3, leaf="quiesce", prior="net", net=1,
-                                            select="puct", c=1.5)),)
+        configs += (("mcts_net", MctsConfig.on_net(trigger="none", seed=3)),)
     for name, cfg in configs:
         rates = []
         checksum = 0

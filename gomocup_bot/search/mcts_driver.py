@@ -74,6 +74,12 @@ def cap(start: float, soft_deadline: float | None, hard_deadline: float | None) 
     return stretched if hard_deadline is None else min(hard_deadline, stretched)
 
 
+# the MCTS on the network (`MctsConfig.on_net`): PUCT's exploration weight (values in [-1, 1]) and the
+# softmax temperature of the policy's logits, chosen by matches at 1 s (docs/search.md)
+NET_C = 2.5
+NET_PRIOR_TEMP = 1.0
+
+
 @dataclass
 class MctsConfig:
     plain: bool = False
@@ -109,6 +115,14 @@ class MctsConfig:
     threads: int = 1  # 2 = a helper thread searches too
     parallel: str = "root"  # with 2 threads: "root" (a tree each) or "tree" (one shared tree, virtual loss)
     reuse: bool = False  # keep the tree from one move to the next
+
+    @classmethod
+    def on_net(cls, **kw) -> "MctsConfig":
+        """The MCTS on the network as the engine plays it (``backend=mcts net=1``): the policy's
+        priors at `NET_PRIOR_TEMP`, PUCT at `NET_C`, quiescence leaves on the net's value."""
+        base = dict(net=1, prior="net", select="puct", c=NET_C, prior_temp=NET_PRIOR_TEMP, leaf="quiesce")
+        base.update(kw)
+        return cls(**base)
 
     @classmethod
     def baseline(cls, **kw) -> "MctsConfig":

@@ -147,7 +147,11 @@ def test_the_engine_option_net_turns_the_mcts_backend_onto_the_network():
 
     engine = FullEngine(backend="mcts", net=1, tactics=False)
     cfg = engine.mcts_config
-    assert (cfg.net, cfg.prior, cfg.select, cfg.c) == (1, "net", "puct", 1.5)
+    on_net = MctsConfig.on_net()
+    assert (cfg.net, cfg.prior, cfg.select, cfg.leaf) == (1, "net", "puct", "quiesce")
+    assert (cfg.c, cfg.prior_temp, cfg.fpu) == (on_net.c, on_net.prior_temp, on_net.fpu)
+    tuned = FullEngine(backend="mcts", net=1, c=0.8, prior_temp=3, fpu=0.1).mcts_config
+    assert (tuned.c, tuned.prior_temp, tuned.fpu) == (0.8, 3.0, 0.1)
     engine.prepare()
     dx, dy = P.shift(P.OPEN_THREE)
     answers = {(x + dx, y + dy) for x, y in P.OPEN_THREE_DEFENCES}
