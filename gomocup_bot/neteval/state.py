@@ -56,18 +56,6 @@ C_SCALE = 2  # evaluation units a logit
 C_LEN = 3
 
 
-def dummy_state() -> NetState:
-    """A state of the same numba type as a real one, for searches that use the tables (one type,
-    so no kernel compiles twice)."""
-    z32 = np.zeros((1, 1), dtype=np.float32)
-    return NetState(np.zeros((1, 1, 1), dtype=np.int16), np.zeros(2, dtype=np.int64),
-                    np.zeros((2, 1, 1), dtype=np.int16), np.zeros((2, 1), dtype=np.int32),
-                    np.zeros((1, 2, 1), dtype=np.int32), np.zeros((2, 1), dtype=np.int32),
-                    np.zeros((2, 1), dtype=np.int32), np.zeros((2, 1, 1), dtype=np.float32), z32, z32,
-                    np.zeros(1, dtype=np.float32), z32, np.zeros(1, dtype=np.float32), np.zeros(1, dtype=np.float32),
-                    np.zeros(1 + MASK_BITS, dtype=np.float32), np.zeros(C_LEN, dtype=np.float64))
-
-
 def new_state(board, weights: NetWeights, net: RuleNet) -> NetState:
     """A state for ``board`` (k = 5, a table board) with one rule's ``net``, refreshed from the
     board's keys. The pool base is the empty board's of the same size."""

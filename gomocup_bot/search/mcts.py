@@ -35,7 +35,7 @@ from gomocup_bot.core.patterns import evaluate, move_score, sync_patterns
 from gomocup_bot.core.playouts import light_playout, light_work_size
 from gomocup_bot.core.rng import rand_below, rand_unit
 from gomocup_bot.core.rules import is_legal, line_wins
-from gomocup_bot.neteval.state import net_play, net_policy, net_take
+from gomocup_bot.neteval.optional import maybe_play, maybe_policy, maybe_take
 from gomocup_bot.search.pvs import P_NET
 from gomocup_bot.search.pvs import evaluate as pvs_evaluate
 from gomocup_bot.search.pvs import INF, WIN, WIN_BOUND, find_class
@@ -137,7 +137,7 @@ def _step(b, p, side, ev):
     and take back every stone they play, so the state is right again at the leaf."""
     make(b, p, side)
     if ev.params[P_NET] != 0:
-        net_play(ev.net, b, p, side)
+        maybe_play(ev.net, b, p, side)
 
 
 @njit(cache=True, nogil=True, forceinline=True)
@@ -147,7 +147,7 @@ def _back(b, ev):
         p = b.stack[b.meta[M_NMOVES] - 1]
         colour = b.cells[p]
         unmake(b)
-        net_take(ev.net, b, p, colour)
+        maybe_take(ev.net, b, p, colour)
     else:
         unmake(b)
 
@@ -227,7 +227,7 @@ def expand(b, node, c, move, first, nch, visits, wsum, prior, proven, flags, cou
                         return False
                     move[start + n] = p
                     if by_net:
-                        scores[n] = net_policy(ev.net, view, p)
+                        scores[n] = maybe_policy(ev.net, view, p)
                     elif by_class:
                         scores[n] = class_score(b, c, p)
                     else:

@@ -37,7 +37,7 @@ from gomocup_bot.core.classes import (
 from gomocup_bot.core.evaltables import runtime_order, runtime_tables
 from gomocup_bot.core.constants import (EMPTY, M_HEIGHT, M_NMOVES, M_PAD, M_RULE, M_SIZE, M_STRIDE, M_TABLE, M_WIDTH,
                                          RULE_RENJU)
-from gomocup_bot.neteval.state import dummy_state, net_play, net_policy, net_take, net_value
+from gomocup_bot.neteval.optional import maybe_play, maybe_policy, maybe_take, maybe_value, no_net
 from gomocup_bot.search import vct as T
 from gomocup_bot.search.layer import find_class, legal_for, sort_moves  # noqa: F401 (re-exported)
 
@@ -138,7 +138,7 @@ def new_work(board, tt, params: np.ndarray, stop: np.ndarray, net=None) -> Work:
     ``net``: a `neteval.state.NetState` of this board (its own: the state follows the board's
     moves), read when ``params[P_NET]`` is set; without one the tables evaluate."""
     if net is None:
-        net = dummy_state()
+        net = no_net()  # another numba type: the tables' kernels compile without the net's code
         params[P_NET] = 0
     size = int(board.meta[M_SIZE])
     if params[P_ORDER] == 1:
@@ -283,7 +283,7 @@ def evaluate(b, side, w):
     elif v < -(WIN_BOUND - 1):
         v = -(WIN_BOUND - 1)
     if w.params[P_NET] != 0:  # the net reads the tables' value beside its own features
-        v = net_value(w.net, me, threat_mask(b, me, op), v)
+        v = maybe_value(w.net, me, threat_mask(b, me, op), v)
         if v > WIN_BOUND - 1:
             v = WIN_BOUND - 1
         elif v < -(WIN_BOUND - 1):
@@ -366,7 +366,7 @@ def gen_moves(b, side, w, ply, mode, tt_move):
             sc = w.attack[me, b.combo[me, q]] + w.defend[op, b.combo[op, q]]
             sc = sc * 8 + min(hist[hoff + q] >> 4, 4000)
             if pol != 0:
-                sc += np.int64(pol * net_policy(w.net, me, q))
+                sc += np.int64(pol * maybe_policy(w.net, me, q))
             if q == tt_move:
                 sc = 1 << 28
             elif q == w.killers[2 * ply] or q == w.killers[2 * ply + 1]:
@@ -411,7 +411,7 @@ def _play(b, q, side, w):
     """`play` with the network's state kept in step when the net evaluates."""
     play(b, q, side)
     if w.params[P_NET] != 0:
-        net_play(w.net, b, q, side)
+        maybe_play(w.net, b, q, side)
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
@@ -419,7 +419,7 @@ def _take(b, side, w):
     """`take` of a ``side`` stone, the network's state with it."""
     p = take(b)
     if w.params[P_NET] != 0:
-        net_take(w.net, b, p, side)
+        maybe_take(w.net, b, p, side)
 
 
 @njit(cache=True, nogil=True, _nrt=False)

@@ -2,6 +2,7 @@
 moves and take-backs leave the net's state exactly as a fresh computation has it."""
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 
@@ -62,3 +63,18 @@ def test_the_static_value_is_the_nets_read_with_the_threat_mask_and_the_tables_v
     want = int(net_value(st, me, K.threat_mask(board, me, 1 - me), table_value))
     want = max(-(K.WIN_BOUND - 1), min(K.WIN_BOUND - 1, want))
     assert K.evaluate(board, side, w) == want != table_value
+
+
+def test_a_search_on_the_tables_carries_no_net_and_searches_as_with_the_net_switched_off():
+    """Without a state the work holds `NoNet`, another numba type (the tables' kernels pass no net
+    arrays); its searches visit the same nodes to the same values as a work holding a real state
+    with the net off."""
+    weights = R.random_weights(feature=8, hidden=8, seed=8)
+    for board, side in midgame_boards()[:4]:
+        tables = K.new_work(board, K.new_tt(1 << 16), K.default_params(), np.zeros(1, dtype=np.int32))
+        off = K.new_work(board, K.new_tt(1 << 16), K.default_params(), np.zeros(1, dtype=np.int32),
+                         new_state(board, weights, weights.rules["freestyle"]))
+        assert off.params[K.P_NET] == 0 and numba.typeof(tables.net) != numba.typeof(off.net)
+        v = K.negamax(board, side, 5, -K.INF, K.INF, 0, -1, tables)
+        assert v == K.negamax(board, side, 5, -K.INF, K.INF, 0, -1, off) != K.NO_SCORE
+        assert tables.counter[K.K_NODES] == off.counter[K.K_NODES] > 200

@@ -1,7 +1,6 @@
 """The kernels' incremental sums and outputs against the plain-numpy net computed from the cells."""
 from __future__ import annotations
 
-import numba
 import numpy as np
 import pytest
 
@@ -9,7 +8,7 @@ from gomocup_bot.core.board import new_board, play, take, to_pos, block
 from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_WIDTH, RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
 from gomocup_bot.neteval import reference as R
 from gomocup_bot.neteval import weights as W
-from gomocup_bot.neteval.state import dummy_state, net_logit, net_play, net_policy, net_take, new_state
+from gomocup_bot.neteval.state import net_logit, net_play, net_policy, net_take, new_state
 
 RULES = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU}
 
@@ -52,13 +51,6 @@ def test_sums_stay_exact_with_every_entry_at_the_files_limit():
     weights.rules["freestyle"].codebook = (signs * W.CODEBOOK_LIMIT).astype(np.int16)
     weights.rules["freestyle"].codebook[:, 0, :] = W.CODEBOOK_LIMIT  # the open board's row: all four lines agree
     _random_walk(weights, "freestyle", (15, 15))
-
-
-def test_a_search_without_the_net_shares_the_real_states_numba_type():
-    """One type for both, so no kernel of the search compiles twice (`dummy_state`)."""
-    weights = R.random_weights(feature=8, hidden=4, seed=1)
-    real = new_state(new_board(15, 15), weights, weights.rules["freestyle"])
-    assert numba.typeof(real) == numba.typeof(dummy_state())
 
 
 def _random_walk(weights, rule, size):
