@@ -89,6 +89,14 @@ def warm_up(parts: tuple[str, ...] = (PVS, PVS_BIG_K, MCTS, MCTS_PLAIN)) -> None
         from gomocup_bot.search.mcts_driver import MctsConfig
 
         _warm_reuse(board, stop, MctsConfig(reuse=True, threads=2, parallel="tree"))
+    if {MCTS_SHARED, MCTS_NET} & set(todo) and {MCTS_SHARED, MCTS_NET} <= set(todo) | _done:
+        # the tree-parallel kernels on the net's state are another numba type than the tables'
+        # (`neteval.optional`): left cold, `run_shared` compiled in a game's first move
+        from gomocup_bot.core.board import board_from_stones
+        from gomocup_bot.search.mcts_driver import MctsConfig
+
+        b = board_from_stones(9, 9, [(4, 4, 1), (4, 5, 2), (5, 4, 1), (3, 3, 2)], 5, 0)  # black to move
+        _warm_reuse(b, stop, MctsConfig.on_net(reuse=True, threads=2, parallel="tree"))
     _done.update(todo)
 
 
