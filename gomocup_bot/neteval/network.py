@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 
-from gomocup_bot.core.constants import M_K, M_RULE, M_TABLE, RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
+from gomocup_bot.core.constants import M_HEIGHT, M_K, M_RULE, M_TABLE, M_WIDTH, RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
 
 from .weights import NetWeights, RuleNet, load
 
@@ -23,13 +23,17 @@ def weights() -> NetWeights:
 
 
 def network_for(board) -> tuple[NetWeights, RuleNet] | None:
-    """(weights, the rule's net) for a k = 5 table board whose rule has a net, else None (the
-    tables evaluate: other win lengths, caro, or a file without that rule)."""
+    """(weights, the rule's net) for a k = 5 table board whose rule has a net and whose size the
+    net was trained on (``NetWeights.boards``), else None: the tables evaluate (other win
+    lengths, caro, a file without that rule, other board sizes: a 15 × 15 net lost its first
+    seven games on 20 × 20, docs/eval.md)."""
     if int(board.meta[M_K]) != 5 or not int(board.meta[M_TABLE]):
         return None
     name = RULE_NETS.get(int(board.meta[M_RULE]))
     if name is None:
         return None
     w = weights()
+    if (int(board.meta[M_WIDTH]), int(board.meta[M_HEIGHT])) not in w.boards:
+        return None
     net = w.rules.get(name)
     return None if net is None else (w, net)

@@ -8,8 +8,9 @@ header, the body, and a CRC-32 of everything before it. The header holds ``versi
 shapes (``feature`` F, ``hidden`` H, ``windows`` = 3**8: four cells each side, ``mask_bits`` = 11), the fixed-point
 scales (``act_scale``: the integer that stands for 1.0 in the codebook and the clipped features;
 ``pool_norm``: the pooled sum is divided by it and by ``act_scale`` before the head), ``scale``
-(evaluation units a logit), ``rules``: ``[{"name", "codebooks"}]`` in body order, and free-form
-training ``notes``. Per rule the body holds ``cbsel`` int8[2] (which codebook the black and the
+(evaluation units a logit), ``rules``: ``[{"name", "codebooks"}]`` in body order, ``boards``:
+the ``[width, height]`` sizes the net was trained on and may play (absent: 15 × 15, the trainer's
+board; elsewhere the tables evaluate, `network.network_for`), and free-form training ``notes``. Per rule the body holds ``cbsel`` int8[2] (which codebook the black and the
 white side to move read: the same one where the rule treats the colours alike), ``codebook``
 int16[codebooks, windows, F], and per side to move float32 ``w1[2, H, F + 11]``, ``b1[2, H]``,
 ``w2[2, H]``, ``b2[2]`` (the value head), ``wp[2, F]``, ``bp[2]`` (the policy head) and ``tw[2]``:
@@ -36,6 +37,7 @@ CODEBOOK_LIMIT = 8191  # |codebook entry|: a square's four rows then sum within 
 RULE_NAMES = ("freestyle", "standard", "renju")
 DEFAULT_FILE = "net.gbn"  # in gomocup_bot/neteval/data/
 ENV_VAR = "GOMOCUP_BOT_NET"  # a weights file to use instead of the package's (trials, tests)
+TRAINED_BOARDS = ((15, 15),)  # a file without ``boards``: the trainer's only board
 
 
 class NetWeightsError(EvalWeightsError):
@@ -67,6 +69,9 @@ class NetWeights:
     scale: float
     rules: dict[str, RuleNet] = field(default_factory=dict)
     notes: dict = field(default_factory=dict)
+    # the (width, height) boards the net plays: its value does not carry over to walls at other
+    # distances (on 20 × 20 a 15 × 15 net's value of the same stones moved by more than a logit)
+    boards: tuple[tuple[int, int], ...] = TRAINED_BOARDS
 
 
 def _array_specs(feature: int, hidden: int, codebooks: int) -> list[tuple[str, str, tuple[int, ...]]]:
@@ -127,11 +132,26 @@ def check(data: bytes, where: str = "weights") -> tuple[dict, int]:
     for name, cbs in rules:
         if name not in RULE_NAMES or cbs not in (1, 2):
             raise NetWeightsError(f"{where}: unknown rule {name!r} or {cbs} codebooks")
+    _boards(header, where)
     expected = sum(_nbytes(d, s) for _, cbs in rules for _, d, s in _array_specs(feature, hidden, cbs))
     if len(body) - (start + n) != expected:
         raise NetWeightsError(f"{where}: truncated or padded body ({len(body) - start - n} bytes, "
                               f"{expected} expected)")
     return header, start + n
+
+
+def _boards(header: dict, where: str) -> tuple[tuple[int, int], ...]:
+    """The header's ``boards`` as (width, height) pairs of 5-32 (absent: `TRAINED_BOARDS`)."""
+    raw = header.get("boards")
+    if raw is None:
+        return TRAINED_BOARDS
+    try:
+        out = tuple((int(w), int(h)) for w, h in raw)
+    except (TypeError, ValueError):
+        raise NetWeightsError(f"{where}: boards is not a list of [width, height] ({raw!r})") from None
+    if not out or not all(5 <= w <= 32 and 5 <= h <= 32 for w, h in out):
+        raise NetWeightsError(f"{where}: boards must list sizes of 5-32 ({raw!r})")
+    return out
 
 
 def verify(path: str | Path | None = None) -> str | None:
@@ -151,7 +171,7 @@ def load(path: str | Path | None = None) -> NetWeights:
     header, off = check(data, where)
     feature, hidden = int(header["feature"]), int(header["hidden"])
     out = NetWeights(feature, hidden, int(header["act_scale"]), float(header["pool_norm"]), float(header["scale"]),
-                     notes=header.get("notes", {}))
+                     notes=header.get("notes", {}), boards=_boards(header, where))
     for r in header["rules"]:
         arrays = {}
         for name, dtype, shape in _array_specs(feature, hidden, int(r["codebooks"])):
@@ -198,7 +218,7 @@ def dumps(weights: NetWeights) -> bytes:
     header = json.dumps({"version": VERSION, "feature": weights.feature, "hidden": weights.hidden,
                          "windows": N_WINDOWS, "mask_bits": MASK_BITS, "act_scale": weights.act_scale,
                          "pool_norm": weights.pool_norm, "scale": weights.scale, "rules": rules,
-                         "notes": weights.notes}, sort_keys=True).encode()
+                         "boards": [list(b) for b in weights.boards], "notes": weights.notes}, sort_keys=True).encode()
     body = b"".join([MAGIC, struct.pack("<I", len(header)), header] + parts)
     return body + struct.pack("<I", zlib.crc32(body))
 

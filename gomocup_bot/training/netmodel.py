@@ -146,4 +146,5 @@ class LineNet(nn.Module):
 
 
 def new_weights(feature: int, hidden: int) -> NetWeights:
-    return NetWeights(feature, hidden, ACT_SCALE, POOL_NORM, EVAL_SCALE)
+    """An empty weights file of this trainer's shapes; it plays the one board it trains on."""
+    return NetWeights(feature, hidden, ACT_SCALE, POOL_NORM, EVAL_SCALE, boards=((SIZE, SIZE),))

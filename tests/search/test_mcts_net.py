@@ -12,7 +12,7 @@ from gomocup_bot.core.board import board_from_position, board_from_stones
 from gomocup_bot.core.constants import M_HEIGHT, M_PAD, M_STRIDE, M_WIDTH, RULE_CARO, RULE_FREESTYLE, RULE_RENJU
 from gomocup_bot.engine import BLACK, WHITE
 from gomocup_bot.neteval import reference as R
-from gomocup_bot.neteval.network import network_for
+from gomocup_bot.neteval.network import network_for, weights
 from gomocup_bot.neteval.state import new_state
 from gomocup_bot.search import mcts as K
 from gomocup_bot.search.bench import midgame_boards
@@ -45,8 +45,10 @@ def _boards():
 
 @pytest.mark.parametrize("leaf", ["eval", "quiesce"])
 @pytest.mark.parametrize("case", range(4))
-def test_a_search_leaves_the_nets_state_as_a_fresh_computation_has_it(leaf, case):
+def test_a_search_leaves_the_nets_state_as_a_fresh_computation_has_it(leaf, case, monkeypatch):
     board, side = _boards()[case]
+    # the kernels on a rectangular board: the shipped net plays 15 x 15 only, so let it play 13 x 9 here
+    monkeypatch.setattr(weights(), "boards", weights().boards + ((13, 9),))
     net = network_for(board)
     assert net is not None, "the shipped file has a net for freestyle and renju"
     cells_before = board.cells.copy()
@@ -139,6 +141,31 @@ def test_a_board_without_a_net_falls_back_to_the_classes_and_the_tables():
     assert all(ev.params[K.P_NET] == 0 for ev in searcher._ev.values())
     tables = MctsSearcher(MctsConfig(leaf="quiesce", prior="net"), 1 << 16)  # net off: the classes
     assert tables.params(free)[0][K.I_PRIOR] == K.PRIOR_CLASS
+
+
+def test_a_board_size_the_net_was_not_trained_on_is_left_to_the_tables():
+    """The shipped net was trained on 15 x 15 and plays there only: on Gomocup's 20 x 20 its value
+    of the same stones moves (the walls' distance is part of every window near them), so both
+    searches evaluate with the tables there."""
+    from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
+
+    stones = [(10, 10, 1), (9, 10, 2), (12, 10, 1), (9, 11, 2), (8, 12, 1)]
+    big = board_from_stones(20, 20, stones, 5, RULE_FREESTYLE)
+    small = board_from_stones(15, 15, [(x - 3, y - 3, c) for x, y, c in stones], 5, RULE_FREESTYLE)
+    assert weights().boards == ((15, 15),)
+    assert network_for(small) is not None and network_for(big) is None
+    searcher = MctsSearcher(MctsConfig(leaf="quiesce", **NET), 1 << 16)
+    assert searcher.params(small)[0][K.I_PRIOR] == K.PRIOR_NET
+    assert searcher.params(big)[0][K.I_PRIOR] == K.PRIOR_CLASS  # the threat classes order it
+    assert searcher.run(big, WHITE, np.zeros(1, dtype=np.int32), max_iterations=500).move >= 0
+    assert all(ev.params[K.P_NET] == 0 for ev in searcher._ev.values())
+    # the PVS with net=1 on 20 x 20 visits the tables' nodes to the tables' value
+    on = PvsSearcher(1 << 20, PvsConfig(net=1)).search(big, WHITE, np.zeros(1, dtype=np.int32), soft_deadline=None, hard_deadline=None, max_depth=4)
+    off = PvsSearcher(1 << 20, PvsConfig(net=0)).search(big, WHITE, np.zeros(1, dtype=np.int32), soft_deadline=None, hard_deadline=None, max_depth=4)
+    assert on.nodes > 100 and (on.nodes, on.score, on.move) == (off.nodes, off.score, off.move)
+    on_small = PvsSearcher(1 << 20, PvsConfig(net=1)).search(small, WHITE, np.zeros(1, dtype=np.int32), soft_deadline=None, hard_deadline=None, max_depth=4)
+    off_small = PvsSearcher(1 << 20, PvsConfig(net=0)).search(small, WHITE, np.zeros(1, dtype=np.int32), soft_deadline=None, hard_deadline=None, max_depth=4)
+    assert (on_small.nodes, on_small.score) != (off_small.nodes, off_small.score)  # where it is trained, the net plays
 
 
 def test_the_engine_option_net_turns_the_mcts_backend_onto_the_network():
