@@ -24,7 +24,7 @@ from gomocup_bot.core.board import new_board, play, take, to_pos  # noqa: E402
 from gomocup_bot.core.constants import RULE_EXACT, RULE_FREESTYLE, RULE_RENJU  # noqa: E402
 from gomocup_bot.neteval.state import net_logit, new_state, refresh  # noqa: E402
 from gomocup_bot.neteval.weights import load  # noqa: E402
-from gomocup_bot.training.netdata import SIZE, NetRows  # noqa: E402
+from gomocup_bot.training.netdata import NetRows  # noqa: E402
 from gomocup_bot.training.nettrain import LABEL_SCALE, bce, labels  # noqa: E402
 
 RULES = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU}
@@ -35,11 +35,14 @@ def logits(path: str, rule: str, rows: NetRows) -> np.ndarray:
     weights = load(path)
     net = weights.rules[rule]
     out = np.zeros(len(rows), dtype=np.float64)
-    points = [to_pos(new_board(SIZE, SIZE, 5, RULES[rule]), i % SIZE, i // SIZE) for i in range(SIZE * SIZE)]
-    b = new_board(SIZE, SIZE, 5, RULES[rule])
-    st = new_state(b, weights, net)
+    boards = {}  # per board side: (the board, the net's state on it, square j's point)
     for j in range(len(rows)):
-        cells = rows.cells[j]
+        size = int(rows.size[j])
+        if size not in boards:
+            b = new_board(size, size, 5, RULES[rule])
+            boards[size] = (b, new_state(b, weights, net), [to_pos(b, i % size, i // size) for i in range(size * size)])
+        b, st, points = boards[size]
+        cells = rows.cells[j, :size * size]
         colour = int(rows.colour[j])
         stones = np.flatnonzero(cells)
         for i in stones:

@@ -5,7 +5,7 @@ import threading
 
 from gomocup_bot.core.constants import M_HEIGHT, M_K, M_RULE, M_TABLE, M_WIDTH, RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
 
-from .weights import NetWeights, RuleNet, load
+from .weights import TRAINED_BOARDS, NetWeights, RuleNet, load
 
 RULE_NETS = {RULE_FREESTYLE: "freestyle", RULE_EXACT: "standard", RULE_RENJU: "renju"}  # caro: the tables
 
@@ -24,7 +24,7 @@ def weights() -> NetWeights:
 
 def network_for(board) -> tuple[NetWeights, RuleNet] | None:
     """(weights, the rule's net) for a k = 5 table board whose rule has a net and whose size the
-    net was trained on (``NetWeights.boards``), else None: the tables evaluate (other win
+    net was trained on (``RuleNet.boards``), else None: the tables evaluate (other win
     lengths, caro, a file without that rule, other board sizes: a 15 × 15 net lost its first
     seven games on 20 × 20, docs/eval.md)."""
     if int(board.meta[M_K]) != 5 or not int(board.meta[M_TABLE]):
@@ -33,7 +33,14 @@ def network_for(board) -> tuple[NetWeights, RuleNet] | None:
     if name is None:
         return None
     w = weights()
-    if (int(board.meta[M_WIDTH]), int(board.meta[M_HEIGHT])) not in w.boards:
-        return None
     net = w.rules.get(name)
-    return None if net is None else (w, net)
+    if net is None or (int(board.meta[M_WIDTH]), int(board.meta[M_HEIGHT])) not in net.boards:
+        return None
+    return w, net
+
+
+def net_board() -> tuple[int, int]:
+    """A (width, height) the freestyle net plays (the warm-up builds the net's kernels there);
+    reads the weights, so a missing or bad file raises `weights.NetWeightsError` here."""
+    net = weights().rules.get("freestyle")
+    return net.boards[0] if net is not None else TRAINED_BOARDS[0]

@@ -8,9 +8,10 @@ header, the body, and a CRC-32 of everything before it. The header holds ``versi
 shapes (``feature`` F, ``hidden`` H, ``windows`` = 3**8: four cells each side, ``mask_bits`` = 11), the fixed-point
 scales (``act_scale``: the integer that stands for 1.0 in the codebook and the clipped features;
 ``pool_norm``: the pooled sum is divided by it and by ``act_scale`` before the head), ``scale``
-(evaluation units a logit), ``rules``: ``[{"name", "codebooks"}]`` in body order, ``boards``:
-the ``[width, height]`` sizes the net was trained on and may play (absent: 15 × 15, the trainer's
-board; elsewhere the tables evaluate, `network.network_for`), and free-form training ``notes``. Per rule the body holds ``cbsel`` int8[2] (which codebook the black and the
+(evaluation units a logit), ``rules``: ``[{"name", "codebooks", "boards"}]`` in body order
+(``boards``: the ``[width, height]`` sizes that rule's net was trained on and may play; absent,
+15 × 15, the trainer's board; elsewhere the tables evaluate, `network.network_for`), and
+free-form training ``notes``. Per rule the body holds ``cbsel`` int8[2] (which codebook the black and the
 white side to move read: the same one where the rule treats the colours alike), ``codebook``
 int16[codebooks, windows, F], and per side to move float32 ``w1[2, H, F + 11]``, ``b1[2, H]``,
 ``w2[2, H]``, ``b2[2]`` (the value head), ``wp[2, F]``, ``bp[2]`` (the policy head) and ``tw[2]``:
@@ -58,6 +59,9 @@ class RuleNet:
     wp: "object"
     bp: "object"
     tw: "object"
+    # the (width, height) boards the net plays: its value does not carry over to walls at other
+    # distances (on 20 × 20 a 15 × 15 net's value of the same stones moved by more than a logit)
+    boards: tuple[tuple[int, int], ...] = TRAINED_BOARDS
 
 
 @dataclass
@@ -69,9 +73,6 @@ class NetWeights:
     scale: float
     rules: dict[str, RuleNet] = field(default_factory=dict)
     notes: dict = field(default_factory=dict)
-    # the (width, height) boards the net plays: its value does not carry over to walls at other
-    # distances (on 20 × 20 a 15 × 15 net's value of the same stones moved by more than a logit)
-    boards: tuple[tuple[int, int], ...] = TRAINED_BOARDS
 
 
 def _array_specs(feature: int, hidden: int, codebooks: int) -> list[tuple[str, str, tuple[int, ...]]]:
@@ -121,6 +122,8 @@ def check(data: bytes, where: str = "weights") -> tuple[dict, int]:
     try:
         feature, hidden = int(header["feature"]), int(header["hidden"])
         rules = [(str(r["name"]), int(r["codebooks"])) for r in header["rules"]]
+        for r in header["rules"]:
+            _boards(r, f"{where}: rule {r['name']}")
         if header["windows"] != N_WINDOWS or header["mask_bits"] != MASK_BITS:
             raise ValueError("window or mask size")
         if int(header["act_scale"]) <= 0 or float(header["pool_norm"]) <= 0 or float(header["scale"]) <= 0:
@@ -132,7 +135,6 @@ def check(data: bytes, where: str = "weights") -> tuple[dict, int]:
     for name, cbs in rules:
         if name not in RULE_NAMES or cbs not in (1, 2):
             raise NetWeightsError(f"{where}: unknown rule {name!r} or {cbs} codebooks")
-    _boards(header, where)
     expected = sum(_nbytes(d, s) for _, cbs in rules for _, d, s in _array_specs(feature, hidden, cbs))
     if len(body) - (start + n) != expected:
         raise NetWeightsError(f"{where}: truncated or padded body ({len(body) - start - n} bytes, "
@@ -140,9 +142,9 @@ def check(data: bytes, where: str = "weights") -> tuple[dict, int]:
     return header, start + n
 
 
-def _boards(header: dict, where: str) -> tuple[tuple[int, int], ...]:
-    """The header's ``boards`` as (width, height) pairs of 5-32 (absent: `TRAINED_BOARDS`)."""
-    raw = header.get("boards")
+def _boards(entry: dict, where: str) -> tuple[tuple[int, int], ...]:
+    """A rule entry's ``boards`` as (width, height) pairs of 5-32 (absent: `TRAINED_BOARDS`)."""
+    raw = entry.get("boards")
     if raw is None:
         return TRAINED_BOARDS
     try:
@@ -171,14 +173,14 @@ def load(path: str | Path | None = None) -> NetWeights:
     header, off = check(data, where)
     feature, hidden = int(header["feature"]), int(header["hidden"])
     out = NetWeights(feature, hidden, int(header["act_scale"]), float(header["pool_norm"]), float(header["scale"]),
-                     notes=header.get("notes", {}), boards=_boards(header, where))
+                     notes=header.get("notes", {}))
     for r in header["rules"]:
         arrays = {}
         for name, dtype, shape in _array_specs(feature, hidden, int(r["codebooks"])):
             nb = _nbytes(dtype, shape)
             arrays[name] = np.frombuffer(data, dtype=dtype, count=nb // int(dtype[2:]), offset=off).reshape(shape)
             off += nb
-        net = RuleNet(**arrays)
+        net = RuleNet(**arrays, boards=_boards(r, where))
         if not all(0 <= int(c) < int(r["codebooks"]) for c in net.cbsel):
             raise NetWeightsError(f"{where}: rule {r['name']} selects a codebook it does not have")
         _check_codebook(net.codebook, f"{where}: rule {r['name']}", NetWeightsError)
@@ -206,7 +208,7 @@ def dumps(weights: NetWeights) -> bytes:
         if net is None:
             continue
         cbs = int(np.asarray(net.codebook).shape[0])
-        rules.append({"name": name, "codebooks": cbs})
+        rules.append({"name": name, "codebooks": cbs, "boards": [list(b) for b in net.boards]})
         for fld, dtype, shape in _array_specs(weights.feature, weights.hidden, cbs):
             a = np.asarray(getattr(net, fld))
             if a.shape != shape:
@@ -218,7 +220,7 @@ def dumps(weights: NetWeights) -> bytes:
     header = json.dumps({"version": VERSION, "feature": weights.feature, "hidden": weights.hidden,
                          "windows": N_WINDOWS, "mask_bits": MASK_BITS, "act_scale": weights.act_scale,
                          "pool_norm": weights.pool_norm, "scale": weights.scale, "rules": rules,
-                         "boards": [list(b) for b in weights.boards], "notes": weights.notes}, sort_keys=True).encode()
+                         "notes": weights.notes}, sort_keys=True).encode()
     body = b"".join([MAGIC, struct.pack("<I", len(header)), header] + parts)
     return body + struct.pack("<I", zlib.crc32(body))
 

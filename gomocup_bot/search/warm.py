@@ -37,10 +37,10 @@ def warm_up(parts: tuple[str, ...] = (PVS, PVS_BIG_K, MCTS, MCTS_PLAIN)) -> None
         analyse(b, 2, stop, None, vct_nodes=2000)
     if PVS_NET in todo:
         from gomocup_bot.core.board import board_from_stones
-        from gomocup_bot.neteval.network import weights
+        from gomocup_bot.neteval.network import net_board
         from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
 
-        w, h = weights().boards[0]  # raises NetWeightsError for a missing or bad file: the brain then refuses to play
+        w, h = net_board()  # raises NetWeightsError for a missing or bad file: the brain then refuses to play
         # one rule does: every rule's net is the same kernel type; a board size the net plays
         b = board_from_stones(w, h, [(4, 4, 1), (4, 5, 2), (5, 4, 1), (3, 3, 2), (5, 5, 1)], 5, 0)
         PvsSearcher(1 << 16, PvsConfig(net=1)).search(b, 2, stop, soft_deadline=None, hard_deadline=None, max_depth=3)
@@ -78,10 +78,10 @@ def warm_up(parts: tuple[str, ...] = (PVS, PVS_BIG_K, MCTS, MCTS_PLAIN)) -> None
             _warm_minimax_rules(board, stop)
     if MCTS_NET in todo:
         from gomocup_bot.core.board import board_from_stones
-        from gomocup_bot.neteval.network import weights
+        from gomocup_bot.neteval.network import net_board
         from gomocup_bot.search.mcts_driver import MctsConfig, MctsSearcher
 
-        w, h = weights().boards[0]  # raises NetWeightsError for a missing or bad file, as for the PVS
+        w, h = net_board()  # raises NetWeightsError for a missing or bad file, as for the PVS
         b = board_from_stones(w, h, [(4, 4, 1), (4, 5, 2), (5, 4, 1), (3, 3, 2), (5, 5, 1)], 5, 0)
         MctsSearcher(MctsConfig(net=1, prior="net", select="puct", leaf="quiesce"), 4096).run(
             b, 2, stop, max_iterations=64)
@@ -93,10 +93,10 @@ def warm_up(parts: tuple[str, ...] = (PVS, PVS_BIG_K, MCTS, MCTS_PLAIN)) -> None
         # the tree-parallel kernels on the net's state are another numba type than the tables'
         # (`neteval.optional`): left cold, `run_shared` compiled in a game's first move
         from gomocup_bot.core.board import board_from_stones
-        from gomocup_bot.neteval.network import weights
+        from gomocup_bot.neteval.network import net_board
         from gomocup_bot.search.mcts_driver import MctsConfig
 
-        w, h = weights().boards[0]
+        w, h = net_board()
         b = board_from_stones(w, h, [(4, 4, 1), (4, 5, 2), (5, 4, 1), (3, 3, 2)], 5, 0)  # black to move
         _warm_reuse(b, stop, MctsConfig.on_net(reuse=True, threads=2, parallel="tree"))
     _done.update(todo)

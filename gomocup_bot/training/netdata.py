@@ -12,7 +12,9 @@ result): the same positions, so the two losses compare. Every row with a next mo
 **policy** row. Games are split by a hash of (file name, record id), so a game is wholly in
 training or wholly held out, whatever order the files are read in.
 
-Boards are 15 × 15 (the records' own size; other sizes are skipped and counted). The net is
+Boards are square, of the sizes asked for (15 × 15 unless told; other sizes are skipped and
+counted); a row keeps its board's side in ``size``, its cells row-major at that size and padded
+with 3 up to the largest board of the set, its move as y · size + x. The net is
 invariant under the board's eight symmetries by construction (`neteval`), so no symmetric copies
 are stored: each would give the same features.
 """
@@ -37,16 +39,17 @@ HELD_OUT_MOD = 10  # a game is held out when its hash is 0 mod this
 
 @dataclass
 class NetRows:
-    cells: np.ndarray  # uint8[n, 225]: 0 empty, 1 the mover's, 2 the opponent's
+    cells: np.ndarray  # uint8[n, S²]: 0 empty, 1 the mover's, 2 the opponent's (3: past the row's own size²)
     colour: np.ndarray  # int8[n]: 1 black, 2 white to move
     mask: np.ndarray  # int16[n]: the threat mask (core.evaltables.threat_mask)
     result: np.ndarray  # float32[n]: the game's result for the mover
     score: np.ndarray  # float32[n]: the searched value for the mover (NaN: none)
-    move: np.ndarray  # int16[n]: the next move, y * 15 + x (-1: none)
+    move: np.ndarray  # int16[n]: the next move, y * size + x (-1: none)
     value_row: np.ndarray  # bool[n]: kept for the value (the tables' rule)
     table_eval: np.ndarray  # float32[n]: the tables' static value for the mover (evaluation units)
     held: np.ndarray  # bool[n]: a held-out game's
     game: np.ndarray  # int64[n]: the game's hash
+    size: np.ndarray  # int8[n]: the board's side
 
     def __len__(self) -> int:
         return len(self.colour)
@@ -60,11 +63,22 @@ class NetRows:
     @staticmethod
     def load(path: str | Path) -> "NetRows":
         with np.load(path) as z:
+            if "size" not in z:  # a cache written before rows carried their size: one square board
+                side = int(round(z["cells"].shape[1] ** 0.5))
+                return NetRows(*(z[f] for f in NetRows.__dataclass_fields__ if f != "size"),
+                               np.full(len(z["colour"]), side, dtype=np.int8))
             return NetRows(*(z[f] for f in NetRows.__dataclass_fields__))
+
+    def sizes(self) -> list[int]:
+        """The board sides present, smallest first."""
+        return sorted(int(v) for v in np.unique(self.size))
 
     @staticmethod
     def concat(parts: list["NetRows"]) -> "NetRows":
-        return NetRows(*(np.concatenate([getattr(p, f) for p in parts]) for f in NetRows.__dataclass_fields__))
+        width = max(p.cells.shape[1] for p in parts)
+        cells = [np.pad(p.cells, ((0, 0), (0, width - p.cells.shape[1])), constant_values=3) for p in parts]
+        return NetRows(np.concatenate(cells), *(np.concatenate([getattr(p, f) for p in parts])
+                                                for f in list(NetRows.__dataclass_fields__)[1:]))
 
 
 def game_hash(file_name: str, rec_id: int) -> int:
@@ -81,7 +95,8 @@ def game_rows(rec: GameRecord, file_name: str) -> list[tuple]:
     """The rows of one game as tuples in `NetRows` field order."""
     b = new_board(rec.size, rec.size, 5, RULE_CODES[rec.rule])
     w = _evaluator(b)
-    squares = np.array([to_pos(b, x, y) for y in range(SIZE) for x in range(SIZE)], dtype=np.int64)
+    side_len = rec.size
+    squares = np.array([to_pos(b, x, y) for y in range(side_len) for x in range(side_len)], dtype=np.int64)
     moves = rec.move_list()
     searched = any(v is not None for v in rec.scores)
     gh = game_hash(file_name, rec.id)
@@ -100,21 +115,21 @@ def game_rows(rec: GameRecord, file_name: str) -> list[tuple]:
             cells = np.where(raw == side, 1, np.where(raw == EMPTY, 0, 2)).astype(np.uint8)
             result = result_black if side == 1 else 1.0 - result_black
             out.append((cells, side, threat_mask(b.cnt[me], b.cnt[op]), result,
-                        np.nan if value is None else float(value), y * SIZE + x, keep,
-                        float(K.evaluate(b, side, w)), held, gh))
+                        np.nan if value is None else float(value), y * side_len + x, keep,
+                        float(K.evaluate(b, side, w)), held, gh, side_len))
         play(b, to_pos(b, x, y), side)
     return out
 
 
-def rows_of_files(paths: list[str], rule: str, log=print) -> NetRows:
-    """The rows of every ``rule`` game of size 15 in ``paths``."""
+def rows_of_files(paths: list[str], rule: str, log=print, sizes: tuple[int, ...] = (SIZE,)) -> NetRows:
+    """The rows of every ``rule`` game on a board of one of ``sizes`` in ``paths``."""
     rows: list[tuple] = []
     skipped = games = 0
     for path in paths:
         for rec in read(path):
             if rec.rule != rule:
                 continue
-            if rec.size != SIZE:
+            if rec.size not in sizes:
                 skipped += 1
                 continue
             rows.extend(game_rows(rec, str(path)))
@@ -124,8 +139,12 @@ def rows_of_files(paths: list[str], rule: str, log=print) -> NetRows:
     log(f"{rule}: {games} games, {len(rows)} positions ({skipped} games of other sizes skipped)")
     n = len(rows)
     cols = list(zip(*rows)) if rows else [[] for _ in NetRows.__dataclass_fields__]
-    return NetRows(np.array(cols[0], dtype=np.uint8).reshape(n, SIZE * SIZE), np.array(cols[1], dtype=np.int8),
+    width = max((len(c) for c in cols[0]), default=SIZE * SIZE)
+    cells = np.full((n, width), 3, dtype=np.uint8)
+    for j, c in enumerate(cols[0]):
+        cells[j, :len(c)] = c
+    return NetRows(cells, np.array(cols[1], dtype=np.int8),
                    np.array(cols[2], dtype=np.int16), np.array(cols[3], dtype=np.float32),
                    np.array(cols[4], dtype=np.float32), np.array(cols[5], dtype=np.int16),
                    np.array(cols[6], dtype=bool), np.array(cols[7], dtype=np.float32), np.array(cols[8], dtype=bool),
-                   np.array(cols[9], dtype=np.int64))
+                   np.array(cols[9], dtype=np.int64), np.array(cols[10], dtype=np.int8))

@@ -26,7 +26,7 @@ from gomocup_bot.neteval.weights import MASK_BITS, N_WINDOWS, WINDOW_HALF, NetWe
 
 CELLS = 2 * WINDOW_HALF  # cells of a window
 
-SIZE = 15
+SIZE = 15  # the board of a position when none is given (the records' usual size)
 PAD = 5
 ACT_SCALE = 256
 POOL_NORM = 16.0
@@ -73,8 +73,8 @@ class LineNet(nn.Module):
         onehot, rev = _all_windows()
         self.register_buffer("onehot", onehot, persistent=False)
         self.register_buffer("rev", rev, persistent=False)
-        self.register_buffer("windex", _window_index(), persistent=False)
         self.register_buffer("pow3", 3 ** torch.arange(CELLS), persistent=False)
+        self._windex: dict[int, torch.Tensor] = {}  # the window cells' indices, per board side
 
     def codebook(self) -> torch.Tensor:
         """[codebooks, N_WINDOWS, F] in units of 1.0, rounded to the kernels' fixed point on the
@@ -88,31 +88,39 @@ class LineNet(nn.Module):
             out.append(sym + (q - sym).detach())
         return torch.stack(out)
 
-    def keys(self, cells: torch.Tensor) -> torch.Tensor:
-        """int64[B, 4, 225]: window numbers from the mover's cells (walls are digit 2)."""
+    def windex(self, size: int) -> torch.Tensor:
+        if size not in self._windex:
+            self._windex[size] = _window_index(size).to(self.pow3.device)
+        return self._windex[size]
+
+    def keys(self, cells: torch.Tensor, size: int = SIZE) -> torch.Tensor:
+        """int64[B, 4, size²]: window numbers from the mover's cells of a size × size board
+        (walls are digit 2)."""
         b = cells.shape[0]
-        padded = torch.full((b, SIZE + 2 * PAD, SIZE + 2 * PAD), 2, dtype=torch.int64, device=cells.device)
-        padded[:, PAD:PAD + SIZE, PAD:PAD + SIZE] = cells.view(b, SIZE, SIZE).long()
+        padded = torch.full((b, size + 2 * PAD, size + 2 * PAD), 2, dtype=torch.int64, device=cells.device)
+        padded[:, PAD:PAD + size, PAD:PAD + size] = cells.reshape(b, size, size).long()
         flat = padded.view(b, -1)
-        digits = flat[:, self.windex]  # [B, 4, 225, CELLS]
+        digits = flat[:, self.windex(size)]  # [B, 4, size², CELLS]
         return (digits * self.pow3).sum(-1)
 
-    def forward(self, cells: torch.Tensor, colour: torch.Tensor, mask: torch.Tensor, tables: torch.Tensor):
-        """(value logit [B], policy logits [B, 225] with occupied squares at -inf); ``tables``: the
-        tables' static value of each position (evaluation units)."""
+    def forward(self, cells: torch.Tensor, colour: torch.Tensor, mask: torch.Tensor, tables: torch.Tensor,
+                size: int = SIZE):
+        """(value logit [B], policy logits [B, size²] with occupied squares at -inf) of positions
+        on a ``size`` × ``size`` board (``cells`` [B, size²], row-major); ``tables``: the tables'
+        static value of each position (evaluation units)."""
         cb = self.codebook()  # [C, W, F]
         c = (colour.long() - 1).clamp(max=self.codebooks - 1)  # black 0, white 1 (or 0 with one codebook)
-        keys = self.keys(cells) + (c * N_WINDOWS)[:, None, None]  # rows of the stacked codebooks
+        keys = self.keys(cells, size) + (c * N_WINDOWS)[:, None, None]  # rows of the stacked codebooks
         b = cells.shape[0]
         # the four rows of a square summed by one fused gather (its backward is a scatter of [B·225, F],
         # not of [B, 4, 225, F])
-        acc = nn.functional.embedding_bag(keys.permute(0, 2, 1).reshape(b * SIZE * SIZE, 4),
-                                          cb.reshape(-1, self.feature), mode="sum").view(b, SIZE * SIZE, self.feature)
+        acc = nn.functional.embedding_bag(keys.permute(0, 2, 1).reshape(b * size * size, 4),
+                                          cb.reshape(-1, self.feature), mode="sum").view(b, size * size, self.feature)
         act = torch.clamp(acc, 0.0, 1.0)
         act0 = torch.clamp(4 * cb[:, 0], 0.0, 1.0)  # [C, F]
         empty = (cells == 0).float()
         pool = ((act - act0[c][:, None, :]) * empty[..., None]).sum(1)
-        base = self.empty_pool(cb, act0)[c]
+        base = self.empty_pool(cb, act0, size)[c]
         x = (pool - base) / POOL_NORM
         bits = ((mask.long()[:, None] >> torch.arange(MASK_BITS, device=mask.device)) & 1).float()
         inp = torch.cat([x, bits], dim=1)
@@ -122,9 +130,9 @@ class LineNet(nn.Module):
         pol = pol.masked_fill(empty == 0, float("-inf"))
         return value, pol
 
-    def empty_pool(self, cb: torch.Tensor, act0: torch.Tensor) -> torch.Tensor:
-        """[C, F]: the pool of the empty board (its walls' share), per codebook."""
-        keys = self.keys(torch.zeros(1, SIZE * SIZE, dtype=torch.int64, device=cb.device))[0]  # [4, 225]
+    def empty_pool(self, cb: torch.Tensor, act0: torch.Tensor, size: int = SIZE) -> torch.Tensor:
+        """[C, F]: the pool of the empty board of this size (its walls' share), per codebook."""
+        keys = self.keys(torch.zeros(1, size * size, dtype=torch.int64, device=cb.device), size)[0]  # [4, size²]
         acc = cb[:, keys].sum(1)  # [C, 225, F]
         return (torch.clamp(acc, 0.0, 1.0) - act0[:, None, :]).sum(1)
 
@@ -146,5 +154,4 @@ class LineNet(nn.Module):
 
 
 def new_weights(feature: int, hidden: int) -> NetWeights:
-    """An empty weights file of this trainer's shapes; it plays the one board it trains on."""
-    return NetWeights(feature, hidden, ACT_SCALE, POOL_NORM, EVAL_SCALE, boards=((SIZE, SIZE),))
+    return NetWeights(feature, hidden, ACT_SCALE, POOL_NORM, EVAL_SCALE)

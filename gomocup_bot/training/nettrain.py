@@ -58,20 +58,20 @@ def evaluate_rows(model, rows, lam: float, batch: int = 1024) -> dict:
     out: dict = {}
     model.eval()
     with torch.no_grad():
-        logits = []
-        for i in range(0, len(vrows), batch):
-            v, _ = model(torch.from_numpy(vrows.cells[i:i + batch]), torch.from_numpy(vrows.colour[i:i + batch]),
-                         torch.from_numpy(vrows.mask[i:i + batch]), torch.from_numpy(vrows.table_eval[i:i + batch]))
-            logits.append(v.numpy())
-        lg = np.concatenate(logits) if logits else np.zeros(0)
+        lg = np.zeros(len(vrows))
         ce, top1, n = 0.0, 0, 0
-        for i in range(0, len(prows), batch):
-            _, pol = model(torch.from_numpy(prows.cells[i:i + batch]), torch.from_numpy(prows.colour[i:i + batch]),
-                           torch.from_numpy(prows.mask[i:i + batch]), torch.from_numpy(prows.table_eval[i:i + batch]))
-            tgt = torch.from_numpy(prows.move[i:i + batch].astype(np.int64))
-            ce += float(torch.nn.functional.cross_entropy(pol, tgt, reduction="sum"))
-            top1 += int((pol.argmax(1) == tgt).sum())
-            n += len(tgt)
+        for size in rows.sizes():
+            vidx = np.flatnonzero(vrows.size == size)
+            for i in range(0, len(vidx), batch):
+                v, _ = model(*_inputs(vrows, vidx[i:i + batch], size), size=size)
+                lg[vidx[i:i + batch]] = v.numpy()
+            pidx = np.flatnonzero(prows.size == size)
+            for i in range(0, len(pidx), batch):
+                _, pol = model(*_inputs(prows, pidx[i:i + batch], size), size=size)
+                tgt = torch.from_numpy(prows.move[pidx[i:i + batch]].astype(np.int64))
+                ce += float(torch.nn.functional.cross_entropy(pol, tgt, reduction="sum"))
+                top1 += int((pol.argmax(1) == tgt).sum())
+                n += len(tgt)
     model.train()
     y = labels(vrows, lam)
     tables = vrows.table_eval / LABEL_SCALE
@@ -81,13 +81,32 @@ def evaluate_rows(model, rows, lam: float, batch: int = 1024) -> dict:
     return out
 
 
+def _sizes(text: str) -> list[int]:
+    """``--sizes``: board sides of 5-32, comma-separated."""
+    try:
+        out = sorted({int(x) for x in text.split(",")})
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a comma-separated list of board sides: {text!r}") from None
+    if not all(5 <= v <= 32 for v in out):
+        raise argparse.ArgumentTypeError(f"board sides are 5-32: {text!r}")
+    return out
+
+
+def _inputs(rows, idx, size: int) -> tuple:
+    """The model's inputs for rows ``idx``, all on ``size`` × ``size`` boards."""
+    import torch
+
+    return (torch.from_numpy(rows.cells[idx, :size * size]), torch.from_numpy(rows.colour[idx]),
+            torch.from_numpy(rows.mask[idx]), torch.from_numpy(rows.table_eval[idx]))
+
+
 def _data(args, log) -> "object":
     from gomocup_bot.training.netdata import NetRows, rows_of_files
 
     if args.cache and Path(args.cache).exists():
         log(f"positions from {args.cache}")
         return NetRows.load(args.cache)
-    rows = rows_of_files(args.files, args.rule, log=log)
+    rows = rows_of_files(args.files, args.rule, log=log, sizes=tuple(args.sizes))
     if args.cache:
         rows.save(args.cache)
         log(f"positions saved to {args.cache}")
@@ -131,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mapping", type=int, default=64, help="the mapping network's width")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--sizes", type=_sizes, default=[15],
+                    help="board sides whose games are read, comma-separated (default 15); the net is "
+                         "written to play the sides its training positions have (the weights' boards)")
     args = ap.parse_args(argv)
     if not args.files and not (args.cache and Path(args.cache).exists()):
         ap.error("give record files or an existing --cache")
@@ -180,15 +202,25 @@ def main(argv: list[str] | None = None) -> int:
         lr = args.lr * 0.5 * (1 + math.cos(math.pi * step / total))
         for g in opt.param_groups:
             g["lr"] = lr
-        cells = torch.from_numpy(train.cells[sel])
-        value, pol = model(cells, torch.from_numpy(train.colour[sel]), torch.from_numpy(train.mask[sel]),
-                           torch.from_numpy(train.table_eval[sel]))
-        vmask = torch.from_numpy(train.value_row[sel])
-        y = torch.from_numpy(y_all[sel])
-        loss_v = torch.nn.functional.binary_cross_entropy_with_logits(value[vmask], y[vmask]) if vmask.any() else value.sum() * 0
-        moves = torch.from_numpy(train.move[sel].astype(np.int64))
-        pmask = moves >= 0
-        loss_p = torch.nn.functional.cross_entropy(pol[pmask], moves[pmask]) if pmask.any() else value.sum() * 0
+        # one forward pass per board size in the batch; the losses are means over the whole batch
+        sum_v = sum_p = None
+        n_v = int(train.value_row[sel].sum())
+        n_p = int((train.move[sel] >= 0).sum())
+        for size in np.unique(train.size[sel]):
+            sub = sel[train.size[sel] == size]
+            value, pol = model(*_inputs(train, sub, int(size)), size=int(size))
+            vmask = torch.from_numpy(train.value_row[sub])
+            y = torch.from_numpy(y_all[sub])
+            part_v = torch.nn.functional.binary_cross_entropy_with_logits(value[vmask], y[vmask], reduction="sum") \
+                if vmask.any() else value.sum() * 0
+            moves = torch.from_numpy(train.move[sub].astype(np.int64))
+            pmask = moves >= 0
+            part_p = torch.nn.functional.cross_entropy(pol[pmask], moves[pmask], reduction="sum") \
+                if pmask.any() else value.sum() * 0
+            sum_v = part_v if sum_v is None else sum_v + part_v
+            sum_p = part_p if sum_p is None else sum_p + part_p
+        loss_v = sum_v / max(1, n_v)
+        loss_p = sum_p / max(1, n_p)
         loss = loss_v + args.policy_weight * loss_p
         opt.zero_grad()
         loss.backward()
@@ -217,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         out.rules.update({k: v for k, v in base.rules.items() if k != args.rule})
         out.notes.update({k: v for k, v in base.notes.items() if k != args.rule})
     out.rules[args.rule] = model.export()
+    out.rules[args.rule].boards = tuple((size, size) for size in train.sizes())  # the boards it learned
     from gomocup_bot.core.evalfile import read_bytes
     import zlib
 
@@ -227,16 +260,16 @@ def main(argv: list[str] | None = None) -> int:
     W.save(out, args.out)
     # the export against the trainer's own forward pass on a few held-out positions
     net = W.load(args.out).rules[args.rule]
-    sample = test.select(slice(0, 8))
-    with torch.no_grad():
-        v, _ = model(torch.from_numpy(sample.cells), torch.from_numpy(sample.colour), torch.from_numpy(sample.mask),
-                     torch.from_numpy(sample.table_eval))
+    sample = test.select(np.concatenate([np.flatnonzero(test.size == s)[:4] for s in test.sizes()]).astype(np.int64))
     worst = 0.0
     for j in range(len(sample)):
-        cells = sample.cells[j].reshape(15, 15).astype(np.int64)
+        size = int(sample.size[j])
+        with torch.no_grad():
+            v, _ = model(*_inputs(sample, np.array([j]), size), size=size)
+        cells = sample.cells[j, :size * size].reshape(size, size).astype(np.int64)
         colour = int(sample.colour[j])
         board = np.where(cells == 1, colour, np.where(cells == 2, 3 - colour, 0))
         ref = reference.logit(out, net, board, colour - 1, int(sample.mask[j]), float(sample.table_eval[j]))
-        worst = max(worst, abs(ref - float(v[j])))
+        worst = max(worst, abs(ref - float(v[0])))
     log(f"wrote {args.out}: rule {args.rule}, the export within {worst:.2e} logits of the trainer's forward pass")
     return 0

@@ -16,6 +16,7 @@ from gomocup_bot.neteval import weights as W  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ROOT / "data" / "selfplay" / "freestyle-net1-s51.jsonl.gz"
+GAMES_20 = ROOT / "data" / "selfplay" / "freestyle20-s61.jsonl.gz"  # 20 x 20 self-play
 SMALL = ["--feature", "8", "--hidden", "4", "--mapping", "8", "--batch", "128", "--threads", "1"]
 
 
@@ -57,3 +58,20 @@ def test_a_warm_start_from_a_missing_or_other_shaped_net_stops_with_the_reason(r
     other = _train(str(records), "--out", str(tmp_path / "y.gbn"), "--epochs", "1", "--init", str(first) + ".ckpt", *wider)
     assert other.returncode != 0 and "not a checkpoint of this net's shape" in other.stderr
     assert not (tmp_path / "y.gbn").exists()
+
+
+def test_a_run_on_two_board_sizes_writes_a_net_for_both(records, tmp_path):
+    """Games of 15 x 15 and 20 x 20 in one run: the net learns both and is written to play both;
+    the trainer's own forward pass on each size matches the exported net's reference."""
+    both = tmp_path / "both.jsonl"
+    with gzip.open(GAMES_20, "rt") as src:
+        both.write_text(records.read_text() + "".join(line for _, line in zip(range(40), src)))
+    out = tmp_path / "mixed.gbn"
+    run = _train(str(both), "--out", str(out), "--sizes", "15,20", "--epochs", "1", *SMALL)
+    assert run.returncode == 0, run.stderr
+    assert W.load(out).rules["freestyle"].boards == ((15, 15), (20, 20))
+    within = float(run.stderr.split("the export within ")[1].split()[0])
+    assert within < 1e-4
+    only15 = _train(str(both), "--out", str(tmp_path / "only15.gbn"), "--epochs", "1", *SMALL)
+    assert only15.returncode == 0 and "40 games of other sizes skipped" in only15.stderr
+    assert W.load(tmp_path / "only15.gbn").rules["freestyle"].boards == ((15, 15),)

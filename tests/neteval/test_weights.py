@@ -29,7 +29,7 @@ def test_round_trip_keeps_every_array(tmp_path):
             assert np.array_equal(np.asarray(getattr(back.rules[name], field)), np.asarray(getattr(net, field))), (name, field)
     assert back.rules["renju"].codebook.shape[0] == 2 and list(back.rules["renju"].cbsel) == [0, 1]
     assert back.notes == {"random": 2}
-    assert back.boards == W.TRAINED_BOARDS
+    assert all(net.boards == W.TRAINED_BOARDS for net in back.rules.values())
     assert W.verify(path) is None
 
 
@@ -48,19 +48,26 @@ def _rewrite_header(path, change):
 
 
 def test_the_boards_a_net_plays_round_trip_and_default_to_the_trainers(tmp_path):
-    w = R.random_weights(feature=8, hidden=6, seed=3)
-    w.boards = ((15, 15), (20, 20), (13, 9))
+    w = R.random_weights(feature=8, hidden=6, seed=3, rules=("freestyle", "standard"))
+    w.rules["freestyle"].boards = ((15, 15), (20, 20), (13, 9))
     path = tmp_path / "n.gbn"
     W.save(w, path)
-    assert W.load(path).boards == ((15, 15), (20, 20), (13, 9))
-    _rewrite_header(path, lambda h: h.pop("boards"))  # a file from before the key: the trainer's board
-    assert W.load(path).boards == ((15, 15),)
+    back = W.load(path)
+    assert back.rules["freestyle"].boards == ((15, 15), (20, 20), (13, 9))
+    assert back.rules["standard"].boards == ((15, 15),)
+
+    def drop(header):  # a file from before the key: the trainer's board
+        for r in header["rules"]:
+            r.pop("boards")
+
+    _rewrite_header(path, drop)
+    assert W.load(path).rules["freestyle"].boards == ((15, 15),)
 
 
 @pytest.mark.parametrize("boards", [[[15]], [[40, 40]], [], "15x15"])
 def test_implausible_boards_are_refused(tmp_path, boards):
     _, path = _write(tmp_path)
-    _rewrite_header(path, lambda h: h.__setitem__("boards", boards))
+    _rewrite_header(path, lambda h: h["rules"][1].__setitem__("boards", boards))
     with pytest.raises(W.NetWeightsError, match="boards"):
         W.load(path)
 

@@ -48,7 +48,8 @@ def _boards():
 def test_a_search_leaves_the_nets_state_as_a_fresh_computation_has_it(leaf, case, monkeypatch):
     board, side = _boards()[case]
     # the kernels on a rectangular board: the shipped net plays 15 x 15 only, so let it play 13 x 9 here
-    monkeypatch.setattr(weights(), "boards", weights().boards + ((13, 9),))
+    free = weights().rules["freestyle"]
+    monkeypatch.setattr(free, "boards", free.boards + ((13, 9),))
     net = network_for(board)
     assert net is not None, "the shipped file has a net for freestyle and renju"
     cells_before = board.cells.copy()
@@ -152,7 +153,7 @@ def test_a_board_size_the_net_was_not_trained_on_is_left_to_the_tables():
     stones = [(10, 10, 1), (9, 10, 2), (12, 10, 1), (9, 11, 2), (8, 12, 1)]
     big = board_from_stones(20, 20, stones, 5, RULE_FREESTYLE)
     small = board_from_stones(15, 15, [(x - 3, y - 3, c) for x, y, c in stones], 5, RULE_FREESTYLE)
-    assert weights().boards == ((15, 15),)
+    assert weights().rules["freestyle"].boards == ((15, 15),)
     assert network_for(small) is not None and network_for(big) is None
     searcher = MctsSearcher(MctsConfig(leaf="quiesce", **NET), 1 << 16)
     assert searcher.params(small)[0][K.I_PRIOR] == K.PRIOR_NET
