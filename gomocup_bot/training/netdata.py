@@ -95,8 +95,7 @@ def game_rows(rec: GameRecord, file_name: str) -> list[tuple]:
     """The rows of one game as tuples in `NetRows` field order."""
     b = new_board(rec.size, rec.size, 5, RULE_CODES[rec.rule])
     w = _evaluator(b)
-    side_len = rec.size
-    squares = np.array([to_pos(b, x, y) for y in range(side_len) for x in range(side_len)], dtype=np.int64)
+    squares = np.array([to_pos(b, x, y) for y in range(rec.size) for x in range(rec.size)], dtype=np.int64)
     moves = rec.move_list()
     searched = any(v is not None for v in rec.scores)
     gh = game_hash(file_name, rec.id)
@@ -115,8 +114,8 @@ def game_rows(rec: GameRecord, file_name: str) -> list[tuple]:
             cells = np.where(raw == side, 1, np.where(raw == EMPTY, 0, 2)).astype(np.uint8)
             result = result_black if side == 1 else 1.0 - result_black
             out.append((cells, side, threat_mask(b.cnt[me], b.cnt[op]), result,
-                        np.nan if value is None else float(value), y * side_len + x, keep,
-                        float(K.evaluate(b, side, w)), held, gh, side_len))
+                        np.nan if value is None else float(value), y * rec.size + x, keep,
+                        float(K.evaluate(b, side, w)), held, gh, rec.size))
         play(b, to_pos(b, x, y), side)
     return out
 

@@ -89,6 +89,7 @@ class LineNet(nn.Module):
         return torch.stack(out)
 
     def windex(self, size: int) -> torch.Tensor:
+        """The padded-board index of every window cell on a ``size`` board (built once a size)."""
         if size not in self._windex:
             self._windex[size] = _window_index(size).to(self.pow3.device)
         return self._windex[size]
