@@ -37,8 +37,8 @@ from .weights import MASK_BITS, N_WINDOWS, WINDOW_HALF, NetWeights, RuleNet
 
 assert WINDOW_HALF == 4 and TABLE_MAX_K == 5  # `window_of` cuts the board's fifth cells off
 
-NetState = namedtuple("NetState", ["cb", "sel", "acc", "pool", "hist", "base", "act0", "w1", "b1", "w2", "b2",
-                                   "wp", "bp", "tw", "x", "conf"])
+NetState = namedtuple("NetState", ["cb", "sel", "acc", "pool", "hist", "base", "act0", "w1t", "b1", "w2", "b2",
+                                   "wp", "bp", "tw", "h", "conf", "saved", "savedq", "top"])
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
@@ -48,6 +48,8 @@ def window_of(half):
     fix-up of Python's floor division)."""
     return (np.uint64(half) // np.uint64(3)) % np.uint64(N_WINDOWS)
 
+
+SAVED_PER_MOVE = 4 * 2 * WINDOW_HALF  # squares whose net windows a stone changes (at most)
 
 # conf: the file's scales as float64 (numba freezes module globals, the state carries them)
 C_ACT = 0  # act_scale: the integer standing for 1.0
@@ -74,11 +76,13 @@ def new_state(board, weights: NetWeights, net: RuleNet) -> NetState:
     f32 = np.float32
     st = NetState(cb, sel, np.zeros((2, size, feature), dtype=np.int16), np.zeros((2, feature), dtype=np.int32),
                   np.zeros((rows, 2, feature), dtype=np.int32), np.zeros((2, feature), dtype=np.int32), act0,
-                  np.ascontiguousarray(net.w1, dtype=f32), np.ascontiguousarray(net.b1, dtype=f32),
+                  np.ascontiguousarray(np.swapaxes(net.w1, 1, 2), dtype=f32), np.ascontiguousarray(net.b1, dtype=f32),
                   np.ascontiguousarray(net.w2, dtype=f32), np.ascontiguousarray(net.b2, dtype=f32),
                   np.ascontiguousarray(net.wp, dtype=f32), np.ascontiguousarray(net.bp, dtype=f32),
                   np.ascontiguousarray(net.tw, dtype=f32),
-                  np.zeros(feature + MASK_BITS, dtype=f32), conf)
+                  np.zeros(weights.hidden, dtype=f32), conf,
+                  np.zeros((rows * SAVED_PER_MOVE, 2, feature), dtype=np.int16),
+                  np.zeros(rows * SAVED_PER_MOVE, dtype=np.int64), np.zeros(rows + 1, dtype=np.int64))
     shape = (id(net), int(board.meta[M_WIDTH]), int(board.meta[M_HEIGHT]), int(board.meta[M_RULE]))
     cached = _BASES.get(shape)
     if cached is None or cached[0] is not net:  # (an id can be reused by a later net)
@@ -99,6 +103,7 @@ def refresh(n, b):
     feature = n.acc.shape[2]
     s_act = np.int32(n.conf[C_ACT])
     n.pool[:, :] = 0
+    n.top[b.meta[M_NMOVES]] = 0
     w = b.meta[M_WIDTH]
     for y in range(b.meta[M_HEIGHT]):
         base = (y + b.meta[M_PAD]) * b.meta[M_STRIDE] + b.meta[M_PAD]
@@ -120,43 +125,45 @@ def refresh(n, b):
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
-def _shift_view(n, view, uq, new, old, s_act, track):
-    """One side to move's sums of square uq: codebook row ``new`` in, ``old`` out."""
+def _shift_view(n, view, uq, new, old, s_act):
+    """One side to move's sums of square uq: codebook row ``new`` in, ``old`` out, and the pool
+    by the change of the square's clipped features."""
     feature = n.acc.shape[2]
     c = np.uint64(n.sel[view])
     acc = n.acc[view, uq]
     cnew = n.cb[c, new]
     cold = n.cb[c, old]
-    if track:
-        pool = n.pool[view]
-        zero = np.int16(0)
-        for f in range(feature):
-            before = acc[f]
-            after = np.int16(before + cnew[f] - cold[f])
-            acc[f] = after
-            pool[f] += np.int32(min(max(after, zero), s_act) - min(max(before, zero), s_act))
-    else:
-        for f in range(feature):
-            acc[f] = np.int16(acc[f] + cnew[f] - cold[f])
+    pool = n.pool[view]
+    zero = np.int16(0)
+    for f in range(feature):
+        before = acc[f]
+        after = np.int16(before + cnew[f] - cold[f])
+        acc[f] = after
+        pool[f] += np.int32(min(max(after, zero), s_act) - min(max(before, zero), s_act))
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
-def _shift(n, q, key, d0, d1, s_act, track):
+def _shift(n, q, key, d0, d1, s_act, sp):
     """Square q's window numbers on one line are now ``key``'s; they were ``d0`` / ``d1`` less
-    (black's / white's half)."""
+    (black's / white's half). Its sums as they were go to the saved rows at ``sp`` first."""
     uq = np.uint64(q)
+    feature = n.acc.shape[2]
+    for view in range(2):
+        for f in range(feature):
+            n.saved[sp, view, f] = n.acc[view, uq, f]
+    n.savedq[sp] = q
     w0 = np.int64(window_of(key & 0xFFFFFFFF))
     w1 = np.int64(window_of(key >> 32))
-    _shift_view(n, 0, uq, w0, w0 - d0, s_act, track)
-    _shift_view(n, 1, uq, w1, w1 - d1, s_act, track)
+    _shift_view(n, 0, uq, w0, w0 - d0, s_act)
+    _shift_view(n, 1, uq, w1, w1 - d1, s_act)
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
-def _around(n, b, p, colour, sign, s_act, track):
-    """`_shift` for every empty square whose net window holds p (a ``colour`` stone put there,
-    ``sign`` 1, or taken away, -1); the squares five away keep their window. The stone changes
-    one digit of the window (its offsets are inside it), so a window number changes by the
-    board key's change over three."""
+def _around(n, b, p, colour, s_act, sp):
+    """`_shift` for every empty square whose net window holds p (a ``colour`` stone just put
+    there); the squares five away keep their window. The stone changes one digit of the window
+    (its offsets are inside it), so a window number grows by the board key's change over three.
+    Returns the saved rows' new top."""
     ci = colour - 1
     kd = b.kdelta
     cells = b.cells
@@ -164,71 +171,89 @@ def _around(n, b, p, colour, sign, s_act, track):
     for i in range(1, WINDOW_HALF + 1):
         ka = np.int64(kd[ci, TABLE_MAX_K - 1 + i])  # p is i steps after q
         kb = np.int64(kd[ci, TABLE_MAX_K - i])  # p is i steps before q
-        a0 = sign * ((ka & 0xFFFFFFFF) // 3)
-        a1 = sign * ((ka >> 32) // 3)
-        b0 = sign * ((kb & 0xFFFFFFFF) // 3)
-        b1 = sign * ((kb >> 32) // 3)
+        a0 = (ka & 0xFFFFFFFF) // 3
+        a1 = (ka >> 32) // 3
+        b0 = (kb & 0xFFFFFFFF) // 3
+        b1 = (kb >> 32) // 3
         for d in range(4):
             s = b.dirs[d]
             keys = b.keys[d]
             q = p - i * s
             if cells[np.uint64(q)] == EMPTY:
-                _shift(n, q, keys[np.uint64(q)], a0, a1, s16, track)
+                _shift(n, q, keys[np.uint64(q)], a0, a1, s16, sp)
+                sp += 1
             q = p + i * s
             if cells[np.uint64(q)] == EMPTY:
-                _shift(n, q, keys[np.uint64(q)], b0, b1, s16, track)
+                _shift(n, q, keys[np.uint64(q)], b0, b1, s16, sp)
+                sp += 1
+    return sp
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def net_play(n, b, p, colour):
     """After `core.board.play(b, p, colour)`: the sums of the squares whose windows the stone
-    changed, the pool (p leaves it), and the pool as it was kept in ``hist`` for `net_take`."""
+    changed (their rows as they were saved for `net_take`), the pool (p leaves it), and the pool
+    as it was kept in ``hist``."""
     feature = n.acc.shape[2]
     s_act = np.int32(n.conf[C_ACT])
-    m = np.uint64(b.meta[M_NMOVES] - 1)
+    m = b.meta[M_NMOVES] - 1
     up = np.uint64(p)
     for view in range(2):
         for f in range(feature):
             n.hist[m, view, f] = n.pool[view, f]
             n.pool[view, f] -= min(max(n.acc[view, up, f], 0), s_act) - n.act0[view, f]
-    _around(n, b, p, colour, np.int64(1), s_act, True)
+    n.top[m + 1] = _around(n, b, p, colour, s_act, n.top[m])
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def net_take(n, b, p, colour):
-    """After `core.board.take(b)` freed p (a ``colour`` stone): the sums back, the pool from ``hist``."""
+    """After `core.board.take(b)` freed p (a ``colour`` stone): the saved sums back, the pool from
+    ``hist``. Copying the rows back costs less than computing them again: the codebook (420 kB)
+    does not stay in the first-level cache, the saved rows of the last moves do."""
     feature = n.acc.shape[2]
-    s_act = np.int32(n.conf[C_ACT])
-    m = np.uint64(b.meta[M_NMOVES])
+    m = b.meta[M_NMOVES]
     for view in range(2):
         for f in range(feature):
             n.pool[view, f] = n.hist[m, view, f]
-    _around(n, b, p, colour, np.int64(-1), s_act, False)
+    for k in range(n.top[m], n.top[m + 1]):
+        uq = np.uint64(n.savedq[k])
+        for view in range(2):
+            for f in range(feature):
+                n.acc[view, uq, f] = n.saved[k, view, f]
 
 
 @njit(cache=True, nogil=True, fastmath=True, _nrt=False)
 def net_logit(n, view, mask, tables):
     """The value head for side ``view`` (0 black, 1 white) to move, as a logit of its winning;
     ``tables``: the tables' static value of the position (evaluation units), weighted by ``tw``.
-    The mask's bits go into the input vector after the pool, so each hidden unit is one dot
-    product the compiler vectorises (with the bits tested one by one it took twice as long)."""
+    The hidden layer is built input by input from the transposed first layer (``w1t``, one row of
+    hidden weights an input): each step is one multiply-add over the hidden units the compiler
+    vectorises, with no sum across lanes, and a mask bit that is not set costs nothing. (A dot
+    product a hidden unit over the 43 inputs took 0.6 µs an evaluation, most of a net node's
+    extra cost beside its make and take-back.)"""
     feature = n.acc.shape[2]
-    x = n.x
+    h = n.h
+    hidden = h.shape[0]
+    w1t = n.w1t[view]
+    b1 = n.b1[view]
+    for j in range(hidden):
+        h[j] = b1[j]
     inv = np.float32(n.conf[C_INV])
     for f in range(feature):
-        x[f] = np.float32(n.pool[view, f] - n.base[view, f]) * inv
+        xf = np.float32(n.pool[view, f] - n.base[view, f]) * inv
+        row = w1t[f]
+        for j in range(hidden):
+            h[j] += xf * row[j]
     for t in range(MASK_BITS):
-        x[feature + t] = np.float32((mask >> t) & 1)
-    width = x.shape[0]
-    w1 = n.w1[view]
+        if (mask >> t) & 1:
+            row = w1t[feature + t]
+            for j in range(hidden):
+                h[j] += row[j]
+    w2 = n.w2[view]
     out = np.float32(n.b2[view]) + n.tw[view] * np.float32(tables / n.conf[C_SCALE])
-    for j in range(w1.shape[0]):
-        row = w1[j]
-        s = n.b1[view, j]
-        for f in range(width):
-            s += row[f] * x[f]
-        if s > 0:
-            out += n.w2[view, j] * s
+    for j in range(hidden):
+        if h[j] > 0:
+            out += w2[j] * h[j]
     return out
 
 
