@@ -15,8 +15,9 @@ from every stone adds nothing and the pool does not grow with the board. The val
 
 A move changes the net's windows of at most 4 × 8 squares; `net_play` (called after
 `core.board.play`) adds each one's new codebook row and takes off the old one, and updates the
-pool by the change of its clipped features; `net_take` (after `core.board.take`) takes the rows
-back and restores the pool from ``hist`` (the pool before each move). Occupied squares are not
+pool by the change of its clipped features, saving each square's sums first (``saved``, ``savedq``,
+``top`` by move number); `net_take` (after `core.board.take`) copies the saved sums back and
+restores the pool from ``hist`` (the pool before each move). Occupied squares are not
 updated: with strictly last-in-first-out play and take-back their sums are exact again when their
 stone is taken back, as the board's own pattern layer does it.
 
