@@ -61,6 +61,7 @@ import time
 
 from gomocup_bot.core.cpu import free_cores
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
+from gomocup_bot.neteval.network import NET_AUTO
 from gomocup_bot.search.adapter import BoardView, Budget, deadlines, make_result, pad_alternatives, report, summary_text
 from gomocup_bot.search.engines_common import SearchEngineBase, pvs_result, warm_big_k
 from gomocup_bot.search.pvs_driver import NEXT_ITERATION_END, NEXT_ITERATION_SHARE, PvsConfig, PvsSearcher
@@ -88,6 +89,11 @@ DEFAULT_VCT_DEPTH = 0
 DEFAULT_VCT_NODES = 300
 DEFAULT_LMR_SCALE = 100
 DEFAULT_ORDER = 0  # move ordering: 0 the hand-set class tables, 1 the trained ones (option ``order``)
+# option ``net`` of the PVS: the network evaluation where it played stronger than the tables
+# (freestyle: 59.3 % of 300 games against the tables' brain at 1 s, 57.5 % of 100 at 5 s + 120 s,
+# docs/eval.md), the tables elsewhere; 0 the tables everywhere, 1 the net for every rule the
+# weights file has
+DEFAULT_NET = NET_AUTO
 DEFAULT_SHARP_TIME = False  # option ``sharp_time``: plan the whole budget when defending a forced win
 DEFAULT_ROOT_NODES = 300_000  # the root's own threat search (the opponent's gets half)
 TACTICS_SHARE = 0.4  # of the planned time, at most, for the root's threat checks
@@ -187,7 +193,7 @@ class FullEngine(SearchEngineBase):
     def prepare(self) -> None:
         # the root checks are warmed with the PVS ("pvs"), which the MCTS backend runs them for too
         self.warm_parts = ("pvs",) if self.backend == "ab" else ("pvs", "mcts")
-        if self.backend == "ab" and self.option("net", PvsConfig.net, int):
+        if self.backend == "ab" and self.option("net", DEFAULT_NET, int):
             self.warm_parts += ("pvs-net",)
         if self.backend == "mcts" and self.mcts_config.net:
             self.warm_parts += ("mcts-net",)
@@ -250,7 +256,7 @@ class FullEngine(SearchEngineBase):
                                                          tt_age=self.option("tt_age", PvsConfig.tt_age, int),
                                                          distract=self.option("distract", PvsConfig.distract, int),
                                                          latent=self.option("latent", PvsConfig.latent, int),
-                                                         net=self.option("net", PvsConfig.net, int),
+                                                         net=self.option("net", DEFAULT_NET, int),
                                                          net_policy=self.option("net_policy", PvsConfig.net_policy, int),
                                                          counter=self.option("counter", PvsConfig.counter, int),
                                                          width=self.option("width", PvsConfig.width, int),

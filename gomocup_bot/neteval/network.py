@@ -9,6 +9,15 @@ from .weights import TRAINED_BOARDS, NetWeights, RuleNet, load
 
 RULE_NETS = {RULE_FREESTYLE: "freestyle", RULE_EXACT: "standard", RULE_RENJU: "renju"}  # caro: the tables
 
+# The option ``net``: 0 the tables everywhere; 1 the net wherever the weights file has one for the
+# board; 2 (the engine's default) the net only for the rules whose net played stronger than the
+# tables (``STRONGER_RULES``), the tables elsewhere.
+NET_OFF, NET_ON, NET_AUTO = 0, 1, 2
+# freestyle: 59.3 % of 300 games against the tables' brain at 1 s, 57.5 % of 100 at 5 s + 120 s
+# (docs/eval.md); the exact-five and renju nets scored 48 % there, so those rules keep the tables
+# unless asked
+STRONGER_RULES = frozenset({"freestyle"})
+
 _lock = threading.Lock()
 _loaded: dict[str, NetWeights] = {}
 
@@ -22,15 +31,16 @@ def weights() -> NetWeights:
         return _loaded["w"]
 
 
-def network_for(board) -> tuple[NetWeights, RuleNet] | None:
+def network_for(board, mode: int = NET_ON) -> tuple[NetWeights, RuleNet] | None:
     """(weights, the rule's net) for a k = 5 table board whose rule has a net and whose size the
     net was trained on (``RuleNet.boards``), else None: the tables evaluate (other win
     lengths, caro, a file without that rule, other board sizes: a 15 × 15 net lost its first
-    seven games on 20 × 20, docs/eval.md)."""
-    if int(board.meta[M_K]) != 5 or not int(board.meta[M_TABLE]):
+    seven games on 20 × 20, docs/eval.md). ``mode``: the option ``net`` (`NET_AUTO`: only the
+    rules in `STRONGER_RULES`; `NET_OFF`: None without reading the file)."""
+    if mode == NET_OFF or int(board.meta[M_K]) != 5 or not int(board.meta[M_TABLE]):
         return None
     name = RULE_NETS.get(int(board.meta[M_RULE]))
-    if name is None:
+    if name is None or (mode == NET_AUTO and name not in STRONGER_RULES):
         return None
     w = weights()
     net = w.rules.get(name)

@@ -81,7 +81,8 @@ class PvsConfig:
     latent: int = 0  # weight of the evaluation's latent-threat term, 0 off (pvs.P_LATENT)
     counter: int = 1  # 1: the counter-move heuristic orders quiet moves after the killers (pvs.P_COUNTER; docs/search.md)
     distract: int = 1  # 1: own fours far from both last moves, against an open three, reduced (pvs.P_DISTRACT; docs/search.md)
-    net: int = 0  # 1: the network evaluation where the weights file has a net for the rule (k = 5), else the tables
+    net: int = 0  # 1: the network evaluation where the weights file has a net for the rule (k = 5), else the tables;
+    # 2: only where it measured stronger (`neteval.network.STRONGER_RULES`), the engine's default
     net_policy: int = 0  # with net: the policy head's logit times this joins the move ordering's score (0: off)
 
 
@@ -158,7 +159,7 @@ class PvsSearcher:
         out = PvsOutcome(threads=1)
         params = self._params(max_nodes)
         abort = np.zeros(1, dtype=np.int32)
-        net = network_for(board) if cfg.net else None
+        net = network_for(board, cfg.net)
         work = K.new_work(board, self.tt, params, abort, None if net is None else new_state(board, *net))
         buf = np.zeros(int(board.meta[M_SIZE]), dtype=np.int32)
         n = K.root_candidates(board, side, work, buf)

@@ -4,7 +4,8 @@ Gomocup's managers start the brain afresh for every game, send START, and on its
 BOARD; the turn's clock starts with it. The engine loads beside START (numba's cached kernels,
 the pattern tables from their disk cache, the network's weights), and the first move waits for it
 while a short search still fits in the turn. Here a new process gets START and, on its OK, the
-first BOARD at 1 s a move, with the network evaluation on, and its log must show the engine
+first BOARD at 1 s a move, with its default options (the network evaluation plays freestyle
+15 x 15, `neteval.network.STRONGER_RULES`), and its log must show the engine
 ready and no fallback. The suite's other worker keeps the second core busy, at times with two
 brains of its own: a process is given up to five tries a second apart, and the test fails when
 none of them plays its own move.
@@ -21,7 +22,7 @@ TRIES = 5
 
 
 def _first_move(brain) -> tuple[bool, str, str]:
-    p = brain("--log-level", "INFO", "--option", "net=1")
+    p = brain("--log-level", "INFO")
     assert p.ask("START 15", timeout=10) == "OK"  # as the managers do: the first BOARD follows the OK
     p.send("INFO timeout_turn 1000", "INFO timeout_match 180000", "INFO time_left 180000",
            "BOARD", "7,7,2", "8,8,1", "DONE")

@@ -1,0 +1,59 @@
+"""Which evaluation a board gets from the option ``net``: 0 the tables, 1 the net wherever the
+shipped file has one, 2 (the engine's default) the net only where it played stronger than the
+tables (freestyle), the tables elsewhere. A search under each mode must expand exactly the tree of
+the evaluation it chose, so the fixed-depth node counts tell which one ran."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gomocup_bot.core.board import board_from_stones
+from gomocup_bot.core.constants import RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
+from gomocup_bot.engines.full import DEFAULT_NET
+from gomocup_bot.neteval import network
+from gomocup_bot.neteval.network import NET_AUTO, NET_OFF, NET_ON, STRONGER_RULES, network_for
+from gomocup_bot.neteval.weights import NetWeightsError
+from gomocup_bot.search.bench import MIDGAMES
+from gomocup_bot.search.pvs_driver import PvsConfig, PvsSearcher
+
+STONES = [tuple(int(v) for v in m.split(",")) for m in MIDGAMES[0].split()]
+
+
+def _board(rule: int, size: int = 15):
+    return board_from_stones(size, size, [(x, y, 1 + i % 2) for i, (x, y) in enumerate(STONES)], rule=rule)
+
+
+def test_auto_takes_the_net_only_for_the_rules_it_played_stronger_at():
+    assert STRONGER_RULES == {"freestyle"}  # the shipped file's standard and renju nets lost to the tables
+    free = network_for(_board(RULE_FREESTYLE), NET_AUTO)
+    assert free is not None and free[1] is free[0].rules["freestyle"]
+    for rule, name in ((RULE_EXACT, "standard"), (RULE_RENJU, "renju")):
+        on = network_for(_board(rule), NET_ON)
+        assert on is not None and on[1] is on[0].rules[name]  # the file has that net: `net=1` takes it
+        assert network_for(_board(rule), NET_AUTO) is None
+    assert network_for(_board(RULE_FREESTYLE, 20), NET_AUTO) is None  # trained on 15 x 15 only
+
+
+def test_off_never_reads_the_weights_file(monkeypatch, tmp_path):
+    monkeypatch.setenv("GOMOCUP_BOT_NET", str(tmp_path / "missing.gbn"))
+    monkeypatch.setattr(network, "_loaded", {})
+    assert network_for(_board(RULE_FREESTYLE), NET_OFF) is None
+    with pytest.raises(NetWeightsError):  # the same board with the net wanted does read it
+        network_for(_board(RULE_FREESTYLE), NET_AUTO)
+
+
+def _nodes(board, side: int, net: int) -> tuple[int, int]:
+    searcher = PvsSearcher(8 << 20, PvsConfig(threads=1, net=net))
+    out = searcher.search(board, side, np.zeros(1, dtype=np.int32), soft_deadline=None, hard_deadline=None,
+                          max_depth=6)
+    return out.nodes, out.move
+
+
+@pytest.mark.parametrize("rule, same_as", [(RULE_FREESTYLE, NET_ON), (RULE_EXACT, NET_OFF)])
+def test_the_engines_default_searches_the_tree_of_the_evaluation_it_chose(rule, same_as):
+    assert DEFAULT_NET == NET_AUTO
+    board = _board(rule)
+    side = 1 + len(STONES) % 2
+    on, off = _nodes(board, side, NET_ON), _nodes(board, side, NET_OFF)
+    assert on != off  # the two evaluations search different trees here, so the test can tell them apart
+    assert _nodes(board, side, NET_AUTO) == (on if same_as == NET_ON else off)
