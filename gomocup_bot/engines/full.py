@@ -61,7 +61,7 @@ import time
 
 from gomocup_bot.core.cpu import free_cores
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
-from gomocup_bot.neteval.network import NET_AUTO
+from gomocup_bot.neteval.network import NET_AUTO, NET_OFF, NET_ON
 from gomocup_bot.search.adapter import BoardView, Budget, deadlines, make_result, pad_alternatives, report, summary_text
 from gomocup_bot.search.engines_common import SearchEngineBase, pvs_result, warm_big_k
 from gomocup_bot.search.pvs_driver import NEXT_ITERATION_END, NEXT_ITERATION_SHARE, PvsConfig, PvsSearcher
@@ -147,6 +147,10 @@ class FullEngine(SearchEngineBase):
             self.tss = DEFAULT_TSS
         self.probe = self.option("probe", DEFAULT_PROBE, bool)
         self.ladder = self.option("ladder", DEFAULT_LADDER, bool)
+        self.net = self.option("net", DEFAULT_NET, int)  # the PVS's evaluation (`neteval.network`)
+        if self.net not in (NET_OFF, NET_ON, NET_AUTO):
+            log.warning("option net=%s is not 0, 1 or 2; using %s", self.net, DEFAULT_NET)
+            self.net = DEFAULT_NET
         self.defence = self.option("defence", DEFAULT_DEFENCE, str)
         if self.defence not in ("quick", "rounds"):
             self.defence = DEFAULT_DEFENCE
@@ -193,7 +197,7 @@ class FullEngine(SearchEngineBase):
     def prepare(self) -> None:
         # the root checks are warmed with the PVS ("pvs"), which the MCTS backend runs them for too
         self.warm_parts = ("pvs",) if self.backend == "ab" else ("pvs", "mcts")
-        if self.backend == "ab" and self.option("net", DEFAULT_NET, int):
+        if self.backend == "ab" and self.net:
             self.warm_parts += ("pvs-net",)
         if self.backend == "mcts" and self.mcts_config.net:
             self.warm_parts += ("mcts-net",)
@@ -256,7 +260,7 @@ class FullEngine(SearchEngineBase):
                                                          tt_age=self.option("tt_age", PvsConfig.tt_age, int),
                                                          distract=self.option("distract", PvsConfig.distract, int),
                                                          latent=self.option("latent", PvsConfig.latent, int),
-                                                         net=self.option("net", DEFAULT_NET, int),
+                                                         net=self.net,
                                                          net_policy=self.option("net_policy", PvsConfig.net_policy, int),
                                                          counter=self.option("counter", PvsConfig.counter, int),
                                                          width=self.option("width", PvsConfig.width, int),

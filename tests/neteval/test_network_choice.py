@@ -57,3 +57,13 @@ def test_the_engines_default_searches_the_tree_of_the_evaluation_it_chose(rule, 
     on, off = _nodes(board, side, NET_ON), _nodes(board, side, NET_OFF)
     assert on != off  # the two evaluations search different trees here, so the test can tell them apart
     assert _nodes(board, side, NET_AUTO) == (on if same_as == NET_ON else off)
+
+
+@pytest.mark.parametrize("given, used", [(None, NET_AUTO), ("0", NET_OFF), ("1", NET_ON), ("7", NET_AUTO)])
+def test_the_engine_reads_the_option_and_falls_back_to_the_default_on_a_bad_value(given, used):
+    from gomocup_bot.engines import create_engine
+
+    engine = create_engine("gomocup-bot", threads=1, **({} if given is None else {"net": given}))
+    engine.prepare()
+    assert engine.net == used and engine._pvs.config.net == used
+    assert ("pvs-net" in engine.warm_parts) == (used != NET_OFF)
