@@ -212,7 +212,9 @@ def test_averaged_rows_are_the_searchs_averaged_evaluation(games) -> None:
     from gomocup_bot.search import pvs as K
     from gomocup_bot.training.train import Model
 
-    recs = list(records.read(games))[:3]
+    # the games are capped by time, so their length varies with the load: read every game (a
+    # few milliseconds each) rather than a fixed few, which once gave exactly the bound below
+    recs = list(records.read(games))
     weights = load()
     model = Model(("freestyle", "freestyle"), weights.tables, weights.scale)
     checked = 0
