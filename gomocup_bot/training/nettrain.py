@@ -113,11 +113,29 @@ def _data(args, log) -> "object":
     return rows
 
 
-def _init_from(model, path: str, log) -> None:
-    """Load an earlier run's model weights (a warm start for the next generation); a missing file
-    or another shape stops the run with the reason, before any step is spent."""
+def _init_from(model, path: str, rule: str, log) -> None:
+    """Load an earlier run's model weights (a warm start for the next generation): its checkpoint,
+    or a weights file (`net.gbn`) whose net for ``rule`` the model is fitted to (`LineNet.take_net`:
+    a shipped generation can seed the next when its checkpoint is gone). A missing file or another
+    shape stops the run with the reason, before any step is spent."""
     import torch
 
+    from gomocup_bot.neteval import weights as W
+
+    if Path(path).is_file() and Path(path).read_bytes()[:len(W.MAGIC)] == W.MAGIC:
+        try:
+            net = W.load(path)
+        except W.NetWeightsError as exc:
+            sys.exit(f"gomocup-bot train-net: --init {path}: {exc}")
+        if rule not in net.rules or (net.feature, net.hidden) != (model.feature, model.hidden) \
+                or net.rules[rule].codebook.shape[0] != model.codebooks:
+            sys.exit(f"gomocup-bot train-net: --init {path}: no {rule} net of this shape in it "
+                     f"(feature {net.feature}, hidden {net.hidden}, rules {sorted(net.rules)})")
+        t0 = time.time()
+        worst = model.take_net(net.rules[rule])
+        log(f"started from the {rule} net of {path}: its heads, and the mapping network fitted to its codebook "
+            f"(largest error {worst:.1f}/256 of a feature, {time.time() - t0:.0f} s)")
+        return
     try:
         state = torch.load(path, weights_only=False)
         model.load_state_dict(state["model"])
@@ -137,8 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", help="an .npz of the extracted positions: read if it exists, else written")
     ap.add_argument("--checkpoint", help="resume from / save to this file (default: OUT.ckpt)")
     ap.add_argument("--checkpoint-every", type=int, default=500, help="steps between checkpoints (default 500)")
-    ap.add_argument("--init", help="start from the model weights of this checkpoint (an earlier generation's "
-                                   "OUT.ckpt, the same shape): a new schedule and optimiser, the learned net kept")
+    ap.add_argument("--init", help="start from an earlier generation: its OUT.ckpt (the same shape), or a weights "
+                                   "file (net.gbn: its heads, and the mapping network fitted to its codebook); a new "
+                                   "schedule and optimiser")
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--batch", type=int, default=512)
     ap.add_argument("--lr", type=float, default=2e-3)
@@ -185,7 +204,10 @@ def main(argv: list[str] | None = None) -> int:
         step = int(state["step"])
         log(f"resumed from {ckpt} at step {step} of {total}")
     elif args.init:
-        _init_from(model, args.init, log)
+        _init_from(model, args.init, args.rule, log)
+        figures = evaluate_rows(model, test, args.lam)  # how much of the earlier net the warm start kept
+        log("held out, at the start: " + ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
+                                                  for k, v in figures.items()))
 
     def save_ckpt() -> None:
         tmp = ckpt.with_name(ckpt.name + ".tmp")

@@ -48,6 +48,41 @@ def test_a_run_writes_a_sound_file_and_a_warm_start_takes_the_earlier_net(record
     assert "started from the model of" in warm.stderr and W.verify(tmp_path / "g2.gbn") is None
 
 
+def _held_out(stderr: str, which: str) -> float:
+    line = next(x for x in stderr.splitlines() if x.startswith(f"held out, {which}: "))
+    return float(line.split("net_blend ")[1].split(",")[0])
+
+
+def test_a_warm_start_from_a_weights_file_keeps_that_net(records, tmp_path):
+    """``--init NET.gbn`` (a shipped generation, its checkpoint gone): the heads copied and the
+    mapping network fitted to the codebook give, before any step, about the held-out loss the
+    file's net had at the end of its own run, far below a fresh net's."""
+    first = tmp_path / "g1.gbn"
+    cache = str(tmp_path / "pos.npz")
+    run = _train(str(records), "--out", str(first), "--cache", cache, "--epochs", "1", *SMALL)
+    assert run.returncode == 0, run.stderr
+    trained = _held_out(run.stderr, "final")
+    warm = _train("--cache", cache, "--out", str(tmp_path / "g2.gbn"), "--epochs", "1", "--init", str(first), *SMALL)
+    assert warm.returncode == 0, warm.stderr
+    assert "started from the freestyle net of" in warm.stderr
+    kept = _held_out(warm.stderr, "at the start")
+    fresh = _train("--cache", cache, "--out", str(tmp_path / "g0.gbn"), "--epochs", "1", "--seed", "2",
+                   "--init", str(tmp_path / "g1.gbn.ckpt"), *SMALL)  # a checkpoint's start is exact
+    assert abs(_held_out(fresh.stderr, "at the start") - trained) < 1e-4
+    assert abs(kept - trained) < 0.01, (kept, trained)
+    # a corrupt weights file or one of another shape stops the run with the reason
+    bad = tmp_path / "bad.gbn"
+    data = bytearray(first.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    bad.write_bytes(bytes(data))
+    broken = _train("--cache", cache, "--out", str(tmp_path / "g3.gbn"), "--epochs", "1", "--init", str(bad), *SMALL)
+    assert broken.returncode != 0 and "--init" in broken.stderr and "checksum mismatch" in broken.stderr
+    wider = [a if a != "8" else "16" for a in SMALL]
+    other = _train("--cache", cache, "--out", str(tmp_path / "g4.gbn"), "--epochs", "1", "--init", str(first), *wider)
+    assert other.returncode != 0 and "no freestyle net of this shape" in other.stderr
+    assert not (tmp_path / "g4.gbn").exists()
+
+
 def test_a_warm_start_from_a_missing_or_other_shaped_net_stops_with_the_reason(records, tmp_path):
     missing = _train(str(records), "--out", str(tmp_path / "x.gbn"), "--epochs", "1",
                      "--init", str(tmp_path / "none.ckpt"), *SMALL)
