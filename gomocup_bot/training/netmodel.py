@@ -141,7 +141,8 @@ class LineNet(nn.Module):
         """Start from a shipped net (a weights file's rule, no checkpoint needed): its heads are
         copied and the mapping network is fitted to its codebook (least squares over every window,
         L-BFGS: on the shipped freestyle net it left a mean error of 6/256 of a feature after 1,000
-        iterations where Adam left 10/256 after 3,000; the training that follows takes up the rest).
+        iterations where Adam left 10/256 after 3,000). The errors add up over the pooled squares, so
+        the value starts rougher than the file's (docs/eval.md); the training that follows takes up the rest.
         Returns the largest codebook error left, in the kernels' fixed-point units (1/256)."""
         views = [int(np.flatnonzero(np.asarray(net.cbsel) == c)[0]) for c in range(self.codebooks)]
         with torch.no_grad():

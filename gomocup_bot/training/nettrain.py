@@ -122,7 +122,11 @@ def _init_from(model, path: str, rule: str, log) -> None:
 
     from gomocup_bot.neteval import weights as W
 
-    if Path(path).is_file() and Path(path).read_bytes()[:len(W.MAGIC)] == W.MAGIC:
+    head = b""
+    if Path(path).is_file():
+        with open(path, "rb") as f:
+            head = f.read(len(W.MAGIC))
+    if head == W.MAGIC:
         try:
             net = W.load(path)
         except W.NetWeightsError as exc:
