@@ -144,7 +144,11 @@ class LineNet(nn.Module):
         iterations where Adam left 10/256 after 3,000). The errors add up over the pooled squares, so
         the value starts rougher than the file's (docs/eval.md); the training that follows takes up the rest.
         Returns the largest codebook error left, in the kernels' fixed-point units (1/256)."""
-        views = [int(np.flatnonzero(np.asarray(net.cbsel) == c)[0]) for c in range(self.codebooks)]
+        cbsel = np.asarray(net.cbsel)
+        # each of this model's codebooks starts from the file's codebook of that index, or from its
+        # only one (a two-codebook renju model from a one-codebook freestyle net)
+        sources = [min(c, int(cbsel.max())) for c in range(self.codebooks)]
+        views = [int(np.flatnonzero(cbsel == c)[0]) for c in sources]
         with torch.no_grad():
             for name in ("w1", "b1", "w2", "b2", "wp", "bp", "tw"):
                 src = np.asarray(getattr(net, name), dtype=np.float32)
@@ -158,13 +162,13 @@ class LineNet(nn.Module):
             def closure(m=m, c=c):
                 opt.zero_grad()
                 raw = m(self.onehot)
-                loss = ((0.5 * (raw + raw[self.rev]) - target[c]) ** 2).mean()
+                loss = ((0.5 * (raw + raw[self.rev]) - target[sources[c]]) ** 2).mean()
                 loss.backward()
                 return loss
 
             opt.step(closure)
         with torch.no_grad():
-            return float((self.codebook() - target).abs().max()) * ACT_SCALE
+            return float((self.codebook() - target[sources]).abs().max()) * ACT_SCALE
 
     @torch.no_grad()
     def export(self) -> RuleNet:

@@ -113,11 +113,12 @@ def _data(args, log) -> "object":
     return rows
 
 
-def _init_from(model, path: str, rule: str, log) -> None:
+def _init_from(model, path: str, rule: str, log, from_rule: str | None = None) -> None:
     """Load an earlier run's model weights (a warm start for the next generation): its checkpoint,
     or a weights file (`net.gbn`) whose net for ``rule`` the model is fitted to (`LineNet.take_net`:
     a shipped generation can seed the next when its checkpoint is gone). A missing file or another
-    shape stops the run with the reason, before any step is spent."""
+    shape stops the run with the reason, before any step is spent. ``from_rule`` takes another rule's
+    net of the file (exact five and renju from the freestyle net, which has seen far more games)."""
     import torch
 
     from gomocup_bot.neteval import weights as W
@@ -131,13 +132,14 @@ def _init_from(model, path: str, rule: str, log) -> None:
             net = W.load(path)
         except W.NetWeightsError as exc:
             sys.exit(f"gomocup-bot train-net: --init {path}: {exc}")
-        if rule not in net.rules or (net.feature, net.hidden) != (model.feature, model.hidden) \
-                or net.rules[rule].codebook.shape[0] != model.codebooks:
-            sys.exit(f"gomocup-bot train-net: --init {path}: no {rule} net of this shape in it "
+        source = from_rule or rule
+        if source not in net.rules or (net.feature, net.hidden) != (model.feature, model.hidden) \
+                or net.rules[source].codebook.shape[0] > model.codebooks:
+            sys.exit(f"gomocup-bot train-net: --init {path}: no {source} net of this shape in it "
                      f"(feature {net.feature}, hidden {net.hidden}, rules {sorted(net.rules)})")
         t0 = time.time()
-        worst = model.take_net(net.rules[rule])
-        log(f"started from the {rule} net of {path}: its heads, and the mapping network fitted to its codebook "
+        worst = model.take_net(net.rules[source])
+        log(f"started from the {source} net of {path}: its heads, and the mapping network fitted to its codebook "
             f"(largest error {worst:.1f}/256 of a feature, {time.time() - t0:.0f} s)")
         return
     try:
@@ -162,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init", help="start from an earlier generation: its OUT.ckpt (the same shape), or a weights "
                                    "file (net.gbn: its heads, and the mapping network fitted to its codebook); a new "
                                    "schedule and optimiser")
+    ap.add_argument("--init-rule", choices=("freestyle", "standard", "renju"),
+                    help="with --init NET.gbn: start from this rule's net of the file instead of --rule's (e.g. an "
+                         "exact-five or renju run from the freestyle net; both renju colours start from its one codebook)")
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--batch", type=int, default=512)
     ap.add_argument("--lr", type=float, default=2e-3)
@@ -208,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         step = int(state["step"])
         log(f"resumed from {ckpt} at step {step} of {total}")
     elif args.init:
-        _init_from(model, args.init, args.rule, log)
+        _init_from(model, args.init, args.rule, log, args.init_rule)
         figures = evaluate_rows(model, test, args.lam)  # how much of the earlier net the warm start kept
         log("held out, at the start: " + ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
                                                   for k, v in figures.items()))

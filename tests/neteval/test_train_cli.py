@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -110,3 +111,31 @@ def test_a_run_on_two_board_sizes_writes_a_net_for_both(records, tmp_path):
     only15 = _train(str(both), "--out", str(tmp_path / "only15.gbn"), "--epochs", "1", *SMALL)
     assert only15.returncode == 0 and "40 games of other sizes skipped" in only15.stderr
     assert W.load(tmp_path / "only15.gbn").rules["freestyle"].boards == ((15, 15),)
+
+
+def test_an_exact_five_or_renju_run_can_start_from_the_freestyle_net(records, tmp_path):
+    """``--init NET.gbn --init-rule freestyle``: a renju run (two codebooks, one a colour) starts
+    with both colours' codebooks and heads taken from the freestyle net's one, before any step;
+    a file without the named rule's net of this shape stops the run with the reason."""
+    first = tmp_path / "free.gbn"
+    assert _train(str(records), "--out", str(first), "--epochs", "1", *SMALL).returncode == 0
+    renju_games = tmp_path / "renju.jsonl"
+    with gzip.open(ROOT / "data" / "selfplay" / "renju-s31.jsonl.gz", "rt") as src:
+        renju_games.write_text("".join(line for _, line in zip(range(40), src)))
+    out = tmp_path / "renju.gbn"
+    run = _train(str(renju_games), "--rule", "renju", "--out", str(out), "--epochs", "0",
+                 "--init", str(first), "--init-rule", "freestyle", *SMALL)
+    assert run.returncode == 0, run.stderr
+    assert "started from the freestyle net of" in run.stderr
+    free, renju = W.load(first).rules["freestyle"], W.load(out).rules["renju"]
+    assert renju.codebook.shape[0] == 2 and free.codebook.shape[0] == 1
+    for c in range(2):
+        err = np.abs(renju.codebook[c].astype(int) - free.codebook[0].astype(int))
+        assert err.mean() < 4 and err.max() <= 64, (c, err.mean(), err.max())
+    for view in range(2):
+        assert np.allclose(renju.w1[view], free.w1[0]) and np.allclose(renju.wp[view], free.wp[0])
+    # a two-codebook renju net cannot seed a one-codebook exact-five run
+    std = _train(str(records), "--rule", "standard", "--out", str(tmp_path / "std.gbn"), "--epochs", "0",
+                 "--init", str(out), "--init-rule", "renju", *SMALL)
+    assert std.returncode != 0 and "no renju net of this shape" in std.stderr
+    assert not (tmp_path / "std.gbn").exists()
