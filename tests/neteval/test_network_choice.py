@@ -1,6 +1,6 @@
 """Which evaluation a board gets from the option ``net``: 0 the tables, 1 the net wherever the
 shipped file has one, 2 (the engine's default) the net only where it played stronger than the
-tables (freestyle), the tables elsewhere. A search under each mode must expand exactly the tree of
+tables (freestyle and exact five), the tables elsewhere. A search under each mode must expand exactly the tree of
 the evaluation it chose, so the fixed-depth node counts tell which one ran."""
 from __future__ import annotations
 
@@ -24,14 +24,24 @@ def _board(rule: int, size: int = 15):
 
 
 def test_auto_takes_the_net_only_for_the_rules_it_played_stronger_at():
-    assert STRONGER_RULES == {"freestyle"}  # the shipped file's standard and renju nets lost to the tables
-    free = network_for(_board(RULE_FREESTYLE), NET_AUTO)
-    assert free is not None and free[1] is free[0].rules["freestyle"]
-    for rule, name in ((RULE_EXACT, "standard"), (RULE_RENJU, "renju")):
-        on = network_for(_board(rule), NET_ON)
-        assert on is not None and on[1] is on[0].rules[name]  # the file has that net: `net=1` takes it
-        assert network_for(_board(rule), NET_AUTO) is None
-    assert network_for(_board(RULE_FREESTYLE, 20), NET_AUTO) is None  # trained on 15 x 15 only
+    assert STRONGER_RULES == {"freestyle", "standard"}  # the shipped file's renju net lost to the tables
+    for rule, name in ((RULE_FREESTYLE, "freestyle"), (RULE_EXACT, "standard")):
+        auto = network_for(_board(rule), NET_AUTO)
+        assert auto is not None and auto[1] is auto[0].rules[name]
+        assert network_for(_board(rule, 20), NET_AUTO) is None  # trained on 15 x 15 only
+    on = network_for(_board(RULE_RENJU), NET_ON)
+    assert on is not None and on[1] is on[0].rules["renju"]  # the file has that net: `net=1` takes it
+    assert network_for(_board(RULE_RENJU), NET_AUTO) is None
+
+
+def test_the_exact_five_net_is_the_freestyle_net():
+    """The exact-five net that plays by default is the freestyle net, copied array for array: a
+    net trained on exact-five games alone lost to the tables, the freestyle net beat them."""
+    w = network.weights()
+    free, exact = w.rules["freestyle"], w.rules["standard"]
+    for name in ("cbsel", "codebook", "w1", "b1", "w2", "b2", "wp", "bp", "tw"):
+        assert np.array_equal(np.asarray(getattr(free, name)), np.asarray(getattr(exact, name))), name
+    assert exact.boards == free.boards
 
 
 def test_off_never_reads_the_weights_file(monkeypatch, tmp_path):
@@ -49,7 +59,7 @@ def _nodes(board, side: int, net: int) -> tuple[int, int]:
     return out.nodes, out.move
 
 
-@pytest.mark.parametrize("rule, same_as", [(RULE_FREESTYLE, NET_ON), (RULE_EXACT, NET_OFF)])
+@pytest.mark.parametrize("rule, same_as", [(RULE_FREESTYLE, NET_ON), (RULE_EXACT, NET_ON), (RULE_RENJU, NET_OFF)])
 def test_the_engines_default_searches_the_tree_of_the_evaluation_it_chose(rule, same_as):
     assert DEFAULT_NET == NET_AUTO
     board = _board(rule)
