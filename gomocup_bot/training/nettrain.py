@@ -142,6 +142,9 @@ def _init_from(model, path: str, rule: str, log, from_rule: str | None = None) -
         log(f"started from the {source} net of {path}: its heads, and the mapping network fitted to its codebook "
             f"(largest error {worst:.1f}/256 of a feature, {time.time() - t0:.0f} s)")
         return
+    if from_rule:
+        sys.exit(f"gomocup-bot train-net: --init-rule {from_rule} needs --init to name a weights file (net.gbn), "
+                 f"not a checkpoint: {path}")
     try:
         state = torch.load(path, weights_only=False)
         model.load_state_dict(state["model"])
@@ -182,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="board sides whose games are read, comma-separated (default 15); the net is "
                          "written to play the sides its training positions have (the weights' boards)")
     args = ap.parse_args(argv)
+    if args.init_rule and not args.init:
+        ap.error("--init-rule needs --init NET.gbn (the weights file whose net of that rule starts the run)")
     if not args.files and not (args.cache and Path(args.cache).exists()):
         ap.error("give record files or an existing --cache")
     _import_torch()

@@ -139,3 +139,10 @@ def test_an_exact_five_or_renju_run_can_start_from_the_freestyle_net(records, tm
                  "--init", str(out), "--init-rule", "renju", *SMALL)
     assert std.returncode != 0 and "no renju net of this shape" in std.stderr
     assert not (tmp_path / "std.gbn").exists()
+    # --init-rule names a rule of a weights file: alone, or with a checkpoint, it stops the run
+    alone = _train(str(records), "--out", str(tmp_path / "a.gbn"), "--epochs", "0", "--init-rule", "freestyle", *SMALL)
+    assert alone.returncode != 0 and "--init-rule needs --init" in alone.stderr
+    ckpt = _train(str(renju_games), "--rule", "renju", "--out", str(tmp_path / "c.gbn"), "--epochs", "0",
+                  "--init", str(first) + ".ckpt", "--init-rule", "freestyle", *SMALL)
+    assert ckpt.returncode != 0 and "not a checkpoint" in ckpt.stderr
+    assert not (tmp_path / "a.gbn").exists() and not (tmp_path / "c.gbn").exists()
