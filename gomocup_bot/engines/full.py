@@ -2,11 +2,13 @@
 
 Pipeline: the root checks on the core board (`search.rootcheck`: win in one, block a five, own
 VCF/VCT, the defence set against the opponent's VCT), then the tree search over the moves they
-left: the PVS by default (it measured stronger, see `DEFAULT_BACKEND`), or with ``backend=mcts``
-the improved MCTS with the triggered minimax. Every rule (caro included) and win length runs on
+left: by default (``backend=auto``) the PVS, and the MCTS on the network for a move with
+`AUTO_MCTS_SECONDS` or more where the rule plays the net (see `DEFAULT_BACKEND`); ``backend=ab``
+the PVS always, ``backend=mcts`` the improved MCTS with the triggered minimax always. Every rule (caro included) and win length runs on
 the one core board.
 
-Options: ``backend`` (mcts | ab), ``trigger`` (none | brute | triggered | h1 | h2), ``k``,
+Options: ``backend`` (auto | ab | mcts), ``mcts_from`` (seconds: the move's time from which
+``backend=auto`` plays the net MCTS, 4.0), ``trigger`` (none | brute | triggered | h1 | h2), ``k``,
 ``playout`` (heavy | depth | light | random), ``leaf`` (MCTS: quiesce | eval | playout -- the
 PVS's quiescence search (the default), the static evaluation, or playouts; table boards but caro,
 which play out), ``prior`` (MCTS: class | score -- priors from the threat classes (the default),
@@ -59,6 +61,7 @@ from __future__ import annotations
 import logging
 import time
 
+from gomocup_bot.core.constants import M_RULE
 from gomocup_bot.core.cpu import free_cores
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
 from gomocup_bot.neteval.network import NET_AUTO, NET_OFF, NET_ON
@@ -71,11 +74,19 @@ log = logging.getLogger(__name__)
 # The MCTS backend is imported when first used: the default engine's start-up (billed to the
 # match clock) never loads it.
 
-# Measured (benchmarks/strength_ladder.py, 0.5 s/move, docs/search.md): with the same root checks,
-# alpha-beta beat the improved MCTS 6-2 against the plain alpha-beta engine where MCTS scored 2-6,
-# so the default is the stronger design; `backend=mcts` keeps the MCTS with triggered minimax.
-DEFAULT_BACKEND = "ab"
-DEFAULT_THREADS = {"ab": 2, "mcts": 1}
+# ``backend=auto`` (the default) chooses a move's search by the time and the cores it has
+# (docs/search.md, "MCTS"): the PVS below `AUTO_MCTS_SECONDS`, where it measured stronger (1 s:
+# the net MCTS scored 44.3 % of 200 against the net PVS), the MCTS on the network from there at
+# freestyle (5 s + 120 s, one thread each: 51.7 % of 60 against the net PVS, and level with it
+# against d96511c on the same openings); with a second core the PVS and its lazy-SMP helper, since
+# the MCTS's default helper played level with its one thread and no two-thread match of the two
+# searches was played; a node or depth limit (self-play, Yixin's max_node / max_depth) always runs
+# the PVS. ``ab`` and ``mcts`` fix the search.
+DEFAULT_BACKEND = "auto"
+BACKENDS = ("auto", "ab", "mcts")
+AUTO_MCTS_SECONDS = 4.0  # a 5 s turn leaves 4.69 s a move; a 1 s turn 0.89 s
+AUTO_MCTS_RULES = frozenset({"freestyle"})  # where it was measured (exact five plays the same net, unmeasured)
+DEFAULT_THREADS = {"auto": 2, "ab": 2, "mcts": 1}
 DEFAULT_REUSE = False
 # `backend=mcts` leaves and priors: quiescence leaves and class priors beat evaluation leaves 18-12
 # and heavy playouts by more (docs/search.md, "MCTS time under load, and its default")
@@ -124,8 +135,11 @@ class FullEngine(SearchEngineBase):
     def __init__(self, level=None, **options) -> None:
         super().__init__(level, **options)
         self.backend = self.option("backend", DEFAULT_BACKEND, str)
-        if self.backend not in ("mcts", "ab"):
+        if self.backend not in BACKENDS:
+            log.warning("option backend=%r is not one of %s; using %s", self.backend, "/".join(BACKENDS),
+                        DEFAULT_BACKEND)
             self.backend = DEFAULT_BACKEND
+        self.mcts_from = self.option("mcts_from", AUTO_MCTS_SECONDS, float)
         self.tactics = self.option("tactics", True, bool)
         self.root_nodes = self.option("root_nodes", DEFAULT_ROOT_NODES, int)
         self.check_nodes = max(0, self.option("check_nodes", 0, int))
@@ -169,7 +183,9 @@ class FullEngine(SearchEngineBase):
 
             trigger = self.option("trigger", "triggered", str)
             final = self.option("final", "robust", str)
-            net = self.option("net", 0, int)  # the network's policy priors and value leaves, PUCT
+            # the network's policy priors and value leaves, PUCT (``backend=auto`` runs the MCTS only
+            # where the rule's net plays, so on the net)
+            net = self.option("net", 0, int) if self.backend == "mcts" else 1
             base = MctsConfig.on_net() if net else MctsConfig(leaf=DEFAULT_LEAF, prior=DEFAULT_PRIOR)
             select = self.option("select", base.select, str)
             cfg = MctsConfig(
@@ -190,14 +206,15 @@ class FullEngine(SearchEngineBase):
             )
             if cfg.parallel not in ("root", "tree"):
                 cfg.parallel = DEFAULT_PARALLEL
-            cfg.threads = self.threads
+            cfg.threads = 1 if self.backend == "auto" else self.threads  # ``auto``: see `uses_mcts`
             self._mcts_config = cfg
         return self._mcts_config
 
     def prepare(self) -> None:
         # the root checks are warmed with the PVS ("pvs"), which the MCTS backend runs them for too
-        self.warm_parts = ("pvs",) if self.backend == "ab" else ("pvs", "mcts")
-        if self.backend == "ab" and self.net:
+        # (``auto`` loads the MCTS's kernels at its first MCTS move: a 1 s game never pays for them)
+        self.warm_parts = ("pvs",) if self.backend != "mcts" else ("pvs", "mcts")
+        if self.backend != "mcts" and self.net:
             self.warm_parts += ("pvs-net",)
         if self.backend == "mcts" and self.mcts_config.net:
             self.warm_parts += ("mcts-net",)
@@ -207,6 +224,16 @@ class FullEngine(SearchEngineBase):
             self.warm_parts += ("pns",)
         super().prepare()
         self._searchers_for(0)
+
+    def prepare_mcts(self) -> None:
+        """Load the MCTS's kernels where `prepare` left them out (``backend=auto``: at its first
+        MCTS move, from numba's cache, a fraction of a second of a move of four or more)."""
+        if self.backend == "mcts":
+            return  # `prepare` loaded them
+        from gomocup_bot.search.warm import warm_up
+
+        tree = self.mcts_config.threads > 1 and self.mcts_config.parallel == "tree"
+        warm_up(("mcts", "mcts-net") + (("mcts-shared",) if tree else ()))
 
     def _reset(self) -> None:
         if self._pvs is not None:
@@ -219,10 +246,25 @@ class FullEngine(SearchEngineBase):
         self._pvs = None
         self._sizes = (0, 0)
 
-    def _searchers(self, request: SearchRequest):
-        self._searchers_for(request.max_memory)
+    def _searchers(self, request: SearchRequest, mcts: bool = False):
+        self._searchers_for(request.max_memory, mcts)
 
-    def _searchers_for(self, max_memory: int) -> None:
+    def uses_mcts(self, board, budget: Budget, now: float, threads: int = 1) -> bool:
+        """Whether this move runs the MCTS: always with ``backend=mcts``; with ``auto`` when the
+        move runs on one thread (``threads``: the PVS would have its helper otherwise), has
+        `mcts_from` seconds or more, no node or depth limit, the rule is one of `AUTO_MCTS_RULES`
+        and it plays the net on this board (`neteval.network.network_for` with the option
+        ``net``)."""
+        if self.backend != "auto":
+            return self.backend == "mcts"
+        if threads > 1 or budget.max_nodes or budget.max_depth or budget.hard - now < self.mcts_from:
+            return False
+        from gomocup_bot.neteval.network import RULE_NETS, network_for
+
+        return (RULE_NETS.get(int(board.meta[M_RULE])) in AUTO_MCTS_RULES
+                and network_for(board, self.net) is not None)
+
+    def _searchers_for(self, max_memory: int, mcts: bool = False) -> None:
         from gomocup_bot.search.adapter import memory_split
 
         tree_bytes, tt_bytes = memory_split(max_memory)
@@ -230,13 +272,14 @@ class FullEngine(SearchEngineBase):
             self._mcts = None
             self._pvs = None
             self._sizes = (tree_bytes, tt_bytes)
-        if self.backend == "mcts" and self._mcts is None:
+        if (mcts or self.backend == "mcts") and self._mcts is None:
+            self.prepare_mcts()
             from gomocup_bot.search.mcts_driver import MctsSearcher
             from gomocup_bot.search.mcts import NODE_BYTES, REROOT_BYTES
 
             per_node = NODE_BYTES + (REROOT_BYTES if self.mcts_config.reuse else 0)
             self._mcts = MctsSearcher(self.mcts_config, tree_bytes // per_node)
-        if self.backend == "ab" and self._pvs is None:
+        if self.backend != "mcts" and self._pvs is None:
             self._pvs = PvsSearcher(tt_bytes, PvsConfig(threads=self.threads, prune=self.option("prune", DEFAULT_PRUNE, int),
                                                          vct_depth=self.option("vct_depth", DEFAULT_VCT_DEPTH, int),
                                                          vct_nodes=self.option("vct_nodes", DEFAULT_VCT_NODES, int),
@@ -275,11 +318,13 @@ class FullEngine(SearchEngineBase):
         warm_big_k(request.position)
         budget = deadlines(request, self.level.time_share)
         board = board_from_position(request.position)
+        threads = min(self.threads, free_cores()) if self.threads > 1 else 1  # read once a move
+        # by the move's whole time (before the checks) and the cores it has
+        mcts = self.uses_mcts(board, budget, time.monotonic(), threads)
         allowed = None
         sharp = False  # the root found the opponent's forced win (were it to move): think longer
         check = False  # ... and (defence=rounds) the PVS's choice is checked against it at the end
         rounds = self.defence == "rounds"
-        threads = min(self.threads, free_cores()) if self.threads > 1 else 1  # read once a move
         if self.tactics:
             now = time.monotonic()
             share = max(budget.soft - now, 0.0)
@@ -306,8 +351,8 @@ class FullEngine(SearchEngineBase):
                               " ".join(f"{x},{y}" for x, y in (view.xy(q) for q in allowed or [])))
             sharp = self.sharp_time and bool(plan.threat)
             check = rounds and bool(plan.threat)
-        self._searchers(request)
-        if self.backend == "mcts":
+        self._searchers(request, mcts)
+        if mcts:
             result = self._search_mcts(request, stop, view, budget, allowed, board)
         else:
             self._pvs.config.threads = threads

@@ -36,6 +36,8 @@ def compiled():
 
 engine = FullEngine(**json.loads(sys.argv[1]))
 engine.prepare()
+if engine.backend == "auto" and engine.mcts_from < 0.3:
+    engine.prepare_mcts()  # what its first MCTS move loads
 before = compiled()
 stones = [(7, 7, BLACK), (8, 8, WHITE), (8, 6, BLACK), (6, 8, WHITE)]
 for extra in ([], [(9, 7, BLACK), (6, 6, WHITE)]):
@@ -48,6 +50,7 @@ print(json.dumps(sorted(k for k, n in after.items() if n > before.get(k, 0))))
 CASES = {
     "the default engine": {},
     "the net PVS": {"net": "1"},
+    "the default engine's MCTS (a long move on one thread)": {"mcts_from": "0.1", "threads": "1"},
     "the default MCTS": {"backend": "mcts"},
     "the net MCTS": {"backend": "mcts", "net": "1"},
     "the net MCTS, root-parallel helper": {"backend": "mcts", "net": "1", "threads": "2", "parallel": "root"},
