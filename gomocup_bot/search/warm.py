@@ -35,6 +35,9 @@ def warm_up(parts: tuple[str, ...] = (PVS, PVS_BIG_K, MCTS, MCTS_PLAIN)) -> None
         b = board_from_stones(9, 9, [(4, 4, 1), (4, 5, 2), (5, 4, 1), (3, 3, 2), (5, 5, 1)], 5, 4)
         PvsSearcher(1 << 16).search(b, 2, stop, soft_deadline=None, hard_deadline=None, max_depth=4)
         analyse(b, 2, stop, None, vct_nodes=2000)
+        from gomocup_bot.core.board import copy_board
+
+        copy_board(b)  # the lazy-SMP helper's board, copied only where a core is free
     if PVS_NET in todo:
         from gomocup_bot.core.board import board_from_stones
         from gomocup_bot.neteval.network import net_board

@@ -1,4 +1,4 @@
-"""`backend=auto`, the default engine's choice of search by the time a move has: the PVS for short
+"""`backend=auto`, the engine's choice of search by the time a move has: the PVS for short
 moves, the MCTS on the network for long ones at freestyle where the net plays, the PVS whenever a
 node or depth limit stands (self-play, Yixin's max_node / max_depth)."""
 from __future__ import annotations
@@ -29,9 +29,9 @@ def chosen(engine: FullEngine, pos: Position, limits: SearchLimits, threads: int
                             threads)
 
 
-def test_the_default_is_auto_and_a_5_s_turn_runs_the_net_mcts_where_a_1_s_turn_runs_the_pvs():
-    assert DEFAULT_BACKEND == "auto"
-    engine = FullEngine()
+def test_auto_runs_the_net_mcts_for_a_5_s_turn_and_the_pvs_for_a_1_s_turn():
+    assert DEFAULT_BACKEND == "ab" and FullEngine().backend == "ab"
+    engine = FullEngine(backend="auto")
     assert engine.backend == "auto" and engine.mcts_from == AUTO_MCTS_SECONDS
     # its MCTS runs on one thread as measured; the PVS has a helper where a core is free
     assert engine.threads == 2 and engine.mcts_config.threads == 1
@@ -46,19 +46,19 @@ def test_the_default_is_auto_and_a_5_s_turn_runs_the_net_mcts_where_a_1_s_turn_r
 
 
 def test_auto_keeps_the_pvs_without_a_net_or_under_a_node_or_depth_limit():
-    engine = FullEngine()
+    engine = FullEngine(backend="auto")
     five = move_budget({"timeout_turn": 5000})
     assert not chosen(engine, position(RENJU), five)  # renju plays the tables (neteval.network)
     assert not chosen(engine, position(EXACT), five)  # exact five plays the net, its MCTS unmeasured
     assert not chosen(engine, position(size=20), five)  # 20 x 20 too
-    assert not chosen(FullEngine(net="0"), position(), five)
+    assert not chosen(FullEngine(backend="auto", net="0"), position(), five)
     assert not chosen(engine, position(), move_budget({"timeout_turn": 5000, "max_node": 20000}))
     assert not chosen(engine, position(), move_budget({"timeout_turn": 5000, "max_depth": 8}))
     assert not chosen(FullEngine(backend="ab"), position(), five)
     assert chosen(FullEngine(backend="mcts"), position(), move_budget({"timeout_turn": 1000}))
 
 
-def test_an_unknown_backend_falls_back_to_auto_with_a_warning(caplog):
+def test_an_unknown_backend_falls_back_to_the_default_with_a_warning(caplog):
     with caplog.at_level("WARNING"):
         assert FullEngine(backend="minimax").backend == DEFAULT_BACKEND
     assert "backend='minimax'" in caplog.text
@@ -67,11 +67,11 @@ def test_an_unknown_backend_falls_back_to_auto_with_a_warning(caplog):
 @pytest.mark.slow
 def test_a_real_search_runs_each_search_by_its_time():
     """The summary line names the search that ran; both moves are legal and answered in time."""
-    engine = FullEngine(threads=1, mcts_from="0.5")
+    engine = FullEngine(backend="auto", threads=1, mcts_from="0.5")
     engine.prepare()
     pos = position()
     engine.new_game(15, 15, pos.rules)
-    for hard, label in ((0.3, "pvs"), (0.9, "mcts")):
+    for hard, label in ((0.3, "pvs"), (0.9, "mcts"), (0.3, "pvs")):
         lines: list[str] = []
 
         def report(info: SearchInfo, lines=lines) -> None:
@@ -87,3 +87,5 @@ def test_a_real_search_runs_each_search_by_its_time():
         assert 0 <= x < 15 and 0 <= y < 15 and (x, y) not in {(a, b) for a, b, _ in STONES}
         # the MCTS's first move loads its kernels from numba's cache inside the move's time
         assert took < hard + 0.35, took
+        # one search's table at a time (the memory cap)
+        assert (engine._mcts is None) == (label == "pvs") and (engine._pvs is None) == (label == "mcts")

@@ -50,7 +50,7 @@ print(json.dumps(sorted(k for k, n in after.items() if n > before.get(k, 0))))
 CASES = {
     "the default engine": {},
     "the net PVS": {"net": "1"},
-    "the default engine's MCTS (a long move on one thread)": {"mcts_from": "0.1", "threads": "1"},
+    "backend=auto's MCTS (a long move on one thread)": {"backend": "auto", "mcts_from": "0.1", "threads": "1"},
     "the default MCTS": {"backend": "mcts"},
     "the net MCTS": {"backend": "mcts", "net": "1"},
     "the net MCTS, root-parallel helper": {"backend": "mcts", "net": "1", "threads": "2", "parallel": "root"},
