@@ -4,8 +4,8 @@ Pipeline: the root checks on the core board (`search.rootcheck`: win in one, blo
 VCF/VCT, the defence set against the opponent's VCT), then the tree search over the moves they
 left: the PVS by default (``backend=ab``, see `DEFAULT_BACKEND`); ``backend=mcts`` the improved
 MCTS with the triggered minimax always; ``backend=auto`` the MCTS on the network for a freestyle
-move with `AUTO_MCTS_SECONDS` or more on one thread, the PVS otherwise. Every rule (caro included) and win length runs on
-the one core board.
+move with `AUTO_MCTS_SECONDS` or more on one thread, the PVS otherwise. Every rule (caro
+included) and win length runs on the one core board.
 
 Options: ``backend`` (auto | ab | mcts), ``mcts_from`` (seconds: the move's time from which
 ``backend=auto`` plays the net MCTS, 4.0), ``trigger`` (none | brute | triggered | h1 | h2), ``k``,
@@ -233,8 +233,7 @@ class FullEngine(SearchEngineBase):
             return  # `prepare` loaded them
         from gomocup_bot.search.warm import warm_up
 
-        tree = self.mcts_config.threads > 1 and self.mcts_config.parallel == "tree"
-        warm_up(("mcts", "mcts-net") + (("mcts-shared",) if tree else ()))
+        warm_up(("mcts", "mcts-net"))  # one thread (`mcts_config`): no shared-tree kernels
 
     def _reset(self) -> None:
         if self._pvs is not None:
