@@ -4,8 +4,9 @@ Two tasks share the session: the reader keeps reading while the engine thinks, s
 act at once (INFO too, when nothing is queued before it); every other command waits its turn in a
 queue and the processor handles them in order, running searches in a worker thread. A search is
 stopped through its `StopFlag`; the thread is abandoned only if it ignores the flag for
-`STOP_GRACE` seconds. The engine is built and prepared (numba cache load) in a worker thread only
-after START is answered, so the START reply never waits for numba.
+`STOP_GRACE` seconds. The engine is built and prepared (numba cache load) in a worker thread, for
+a stdio brain as soon as it runs and for a server session once START is answered; the START
+reply never waits for numba.
 """
 from __future__ import annotations
 
@@ -137,7 +138,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--threads", type=_positive_int, default=None, metavar="N",
         help="search threads per move for engines that can use more than one (gomocup-bot: "
-        "1 or 2; default: the engine's own, for gomocup-bot 2 with its alpha-beta backend and 1 with MCTS)",
+        "1 or 2; default: the engine's own, for gomocup-bot 2, and 1 with backend=mcts; backend=auto, "
+        "the default, runs its MCTS moves on one thread)",
     )
     parser.add_argument(
         "--option", action="append", default=[], type=_engine_option, metavar="KEY=VALUE",

@@ -2,9 +2,9 @@
 
 Pipeline: the root checks on the core board (`search.rootcheck`: win in one, block a five, own
 VCF/VCT, the defence set against the opponent's VCT), then the tree search over the moves they
-left: the PVS by default (``backend=ab``, see `DEFAULT_BACKEND`); ``backend=mcts`` the improved
-MCTS with the triggered minimax always; ``backend=auto`` the MCTS on the network for a freestyle
-move with `AUTO_MCTS_SECONDS` or more on one thread, the PVS otherwise. Every rule (caro
+left: by default (``backend=auto``, see `DEFAULT_BACKEND`) the MCTS on the network for a
+freestyle move with `AUTO_MCTS_SECONDS` or more on one thread, the PVS otherwise; ``backend=ab``
+the PVS always; ``backend=mcts`` the improved MCTS with the triggered minimax always. Every rule (caro
 included) and win length runs on the one core board.
 
 Options: ``backend`` (auto | ab | mcts), ``mcts_from`` (seconds: the move's time from which
@@ -74,16 +74,15 @@ log = logging.getLogger(__name__)
 # The MCTS backend is imported when first used: the default engine's start-up (billed to the
 # match clock) never loads it.
 
-# The default search is the PVS (``ab``). ``backend=auto`` chooses a move's search by the time and
-# the cores it has (docs/search.md, "MCTS"): the PVS below `AUTO_MCTS_SECONDS`, where it measured
-# stronger (1 s: the net MCTS scored 44.3 % of 200 against the net PVS), the MCTS on the network
-# from there at freestyle (5 s + 120 s, one thread each: 51.7 % of 60 against the net PVS, and
-# level with it against d96511c on the same openings); with a second core the PVS and its lazy-SMP
-# helper, since the MCTS's default helper played level with its one thread and no two-thread match
-# of the two searches was played; a node or depth limit (self-play, Yixin's max_node / max_depth)
-# always runs the PVS. It is not the default: as the default in a match at 5 s + 120 s a process
-# holding both searches' tables and kernels passed the 333 MB cap once in 20 games (336.8 MB).
-DEFAULT_BACKEND = "ab"
+# The default search is ``auto``: it chooses a move's search by the time and the cores it has
+# (docs/search.md, "MCTS"): the PVS below `AUTO_MCTS_SECONDS`, where it measured stronger (1 s: the
+# net MCTS scored 44.3 % of 200 against the net PVS), the MCTS on the network from there at
+# freestyle (5 s + 120 s, one thread each: 51.7 % of 60 against the net PVS; ``auto`` itself 65.0 %
+# of 60 against d96511c, peak RSS 325 MB under a 333 MB cap); with a second core the PVS and its
+# lazy-SMP helper, since the MCTS's default helper played level with its one thread and no
+# two-thread match of the two searches was played; a node or depth limit (self-play, Yixin's
+# max_node / max_depth) always runs the PVS. ``ab`` is the PVS alone, ``mcts`` the MCTS alone.
+DEFAULT_BACKEND = "auto"
 BACKENDS = ("auto", "ab", "mcts")
 AUTO_MCTS_SECONDS = 4.0  # a 5 s turn leaves 4.69 s a move; a 1 s turn 0.89 s
 AUTO_MCTS_RULES = frozenset({"freestyle"})  # where it was measured (exact five plays the same net, unmeasured)

@@ -30,8 +30,8 @@ def chosen(engine: FullEngine, pos: Position, limits: SearchLimits, threads: int
 
 
 def test_auto_runs_the_net_mcts_for_a_5_s_turn_and_the_pvs_for_a_1_s_turn():
-    assert DEFAULT_BACKEND == "ab" and FullEngine().backend == "ab"
-    engine = FullEngine(backend="auto")
+    assert DEFAULT_BACKEND == "auto" and FullEngine().backend == "auto"
+    engine = FullEngine()
     assert engine.backend == "auto" and engine.mcts_from == AUTO_MCTS_SECONDS
     # its MCTS runs on one thread as measured; the PVS has a helper where a core is free
     assert engine.threads == 2 and engine.mcts_config.threads == 1
