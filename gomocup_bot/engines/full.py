@@ -281,11 +281,14 @@ class FullEngine(SearchEngineBase):
                 self._mcts = None
         if mcts and self._mcts is None:
             self.prepare_mcts()
+            from gomocup_bot.search.adapter import tree_bytes_within
             from gomocup_bot.search.mcts_driver import MctsSearcher
             from gomocup_bot.search.mcts import NODE_BYTES, REROOT_BYTES
 
             per_node = NODE_BYTES + (REROOT_BYTES if self.mcts_config.reuse else 0)
-            self._mcts = MctsSearcher(self.mcts_config, tree_bytes // per_node)
+            # sized with the kernels loaded and the PVS's table given back (``auto``): what the
+            # process holds now, not the nominal base, decides what is left for the tree
+            self._mcts = MctsSearcher(self.mcts_config, tree_bytes_within(max_memory, tree_bytes) // per_node)
         if not mcts and self._pvs is None:
             self._pvs = PvsSearcher(tt_bytes, PvsConfig(threads=self.threads, prune=self.option("prune", DEFAULT_PRUNE, int),
                                                          vct_depth=self.option("vct_depth", DEFAULT_VCT_DEPTH, int),

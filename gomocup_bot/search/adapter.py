@@ -54,6 +54,27 @@ def deadlines(request: SearchRequest, time_share: float = 1.0) -> Budget:
     return Budget(soft=min(soft, hard), hard=hard, max_nodes=lim.max_nodes, max_depth=lim.max_depth)
 
 
+# what a search needs beside its table and what the process already holds (the root checks' and
+# the quiescence's arrays, a helper thread's board and net state): measured within 5 MB
+TREE_MARGIN_BYTES = 16 * MB
+
+
+def tree_bytes_within(max_memory: int, tree_bytes: int, resident: int | None = None) -> int:
+    """The MCTS tree's bytes: `memory_split`'s, but no more than ``max_memory`` leaves past what the
+    process holds now (``resident``, read from the OS if None) and `TREE_MARGIN_BYTES`. Called with
+    the search's kernels loaded, where `BASE_PROCESS_BYTES` is too little: the net MCTS on two
+    threads took 239 MB before its tree and passed a 333 MB cap in 8 games of 20 (333.1-333.8 MB).
+    No limit given, or no reading, leaves ``tree_bytes``; never less than 8 MB (or ``tree_bytes``)."""
+    if not max_memory or max_memory <= 0:
+        return tree_bytes
+    from gomocup_bot.core.memory import current_rss
+
+    used = current_rss() if resident is None else resident
+    if used <= 0:
+        return tree_bytes
+    return min(tree_bytes, max(8 * MB, max_memory - used - TREE_MARGIN_BYTES))
+
+
 def memory_split(max_memory: int) -> tuple[int, int]:
     """(tree bytes, hash-table bytes) that keep the process under ``max_memory`` (0 = unlimited)."""
     tree, table = 96 * MB, 32 * MB

@@ -1,0 +1,39 @@
+"""The MCTS tree is sized from what the process holds when it is built, so a search never takes
+the process past INFO max_memory (the manager's cap): with the net and two threads, a tree sized
+from the nominal base alone passed a 333 MB cap in 8 games of 20."""
+from __future__ import annotations
+
+import numpy as np
+
+from gomocup_bot.core.memory import current_rss
+from gomocup_bot.engines.full import FullEngine
+from gomocup_bot.search.adapter import MB, TREE_MARGIN_BYTES, memory_split, tree_bytes_within
+from gomocup_bot.search.mcts import NODE_BYTES
+
+
+def test_the_tree_takes_what_the_cap_leaves_past_the_resident_process():
+    nominal, _ = memory_split(333 * MB)
+    assert nominal == 96 * MB
+    # 239 MB resident (the two-thread net MCTS before its tree): 78 MB are left for the tree
+    assert tree_bytes_within(333 * MB, nominal, resident=239 * MB) == 333 * MB - 239 * MB - TREE_MARGIN_BYTES
+    assert tree_bytes_within(350 * MB, nominal, resident=200 * MB) == nominal  # room: the nominal size
+    assert tree_bytes_within(333 * MB, nominal, resident=330 * MB) == 8 * MB  # never below 8 MB ...
+    assert tree_bytes_within(333 * MB, 5 * MB, resident=330 * MB) == 5 * MB  # ... nor above the split
+    assert tree_bytes_within(0, nominal, resident=300 * MB) == nominal  # no limit given
+    assert tree_bytes_within(333 * MB, nominal, resident=0) == nominal  # no reading (not Linux)
+
+
+def test_an_engine_builds_its_tree_from_its_own_resident_size():
+    engine = FullEngine(backend="mcts", threads="1")
+    engine._searchers_for(0, mcts=True)  # loads the MCTS's kernels: the process's size now includes them
+    assert engine._mcts.tree.capacity * NODE_BYTES > 90 * MB  # no limit: memory_split's 96 MB
+    # a process as big as a brain's with the net and both threads' kernels (about 240 MB)
+    ballast = np.ones(max(0, 240 * MB - current_rss()), dtype=np.uint8)
+    cap = 300 * MB
+    nominal, _ = memory_split(cap)
+    left = cap - current_rss() - TREE_MARGIN_BYTES
+    assert 8 * MB < left < nominal - 8 * MB  # the case the sizing is for
+    engine._searchers_for(cap, mcts=True)
+    tree = engine._mcts.tree.capacity * NODE_BYTES
+    assert left - 2 * MB <= tree <= left + 2 * MB  # what the cap left (the reading moves by a little)
+    del ballast
