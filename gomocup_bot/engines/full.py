@@ -173,6 +173,7 @@ class FullEngine(SearchEngineBase):
         self._mcts = None  # MctsSearcher
         self._pvs: PvsSearcher | None = None
         self._sizes = (0, 0)
+        self._tree_limit = 0  # the max_memory the MCTS's tree was sized for (`_searchers_for`)
 
     @property
     def mcts_config(self):
@@ -272,6 +273,8 @@ class FullEngine(SearchEngineBase):
             self._pvs = None
             self._sizes = (tree_bytes, tt_bytes)
         mcts = mcts or self.backend == "mcts"
+        if mcts and self._mcts is not None and self._tree_limit != max_memory:
+            self._mcts = None  # built for another limit (`prepare` builds it with none): sized again
         if self.backend == "auto":
             # one search's table at a time: with both, and both searches' kernels, a process passed
             # 333 MB at 5 s + 120 s (docs/search.md)
@@ -289,6 +292,7 @@ class FullEngine(SearchEngineBase):
             # sized with the kernels loaded and the PVS's table given back (``auto``): what the
             # process holds now, not the nominal base, decides what is left for the tree
             self._mcts = MctsSearcher(self.mcts_config, tree_bytes_within(max_memory, tree_bytes) // per_node)
+            self._tree_limit = max_memory
         if not mcts and self._pvs is None:
             self._pvs = PvsSearcher(tt_bytes, PvsConfig(threads=self.threads, prune=self.option("prune", DEFAULT_PRUNE, int),
                                                          vct_depth=self.option("vct_depth", DEFAULT_VCT_DEPTH, int),

@@ -27,10 +27,12 @@ def test_an_engine_builds_its_tree_from_its_own_resident_size():
     engine = FullEngine(backend="mcts", threads="1")
     engine._searchers_for(0, mcts=True)  # loads the MCTS's kernels: the process's size now includes them
     assert engine._mcts.tree.capacity * NODE_BYTES > 90 * MB  # no limit: memory_split's 96 MB
-    # a process as big as a brain's with the net and both threads' kernels (about 240 MB)
-    ballast = np.ones(max(0, 240 * MB - current_rss()), dtype=np.uint8)
-    cap = 300 * MB
+    # a process bigger than a brain with the net and both threads' kernels (about 240 MB), under a
+    # cap whose nominal split is the unlimited one's: the tree `prepare` built must be sized again
+    ballast = np.ones(max(0, 280 * MB - current_rss()), dtype=np.uint8)
+    cap = 333 * MB
     nominal, _ = memory_split(cap)
+    assert nominal == memory_split(0)[0]
     left = cap - current_rss() - TREE_MARGIN_BYTES
     assert 8 * MB < left < nominal - 8 * MB  # the case the sizing is for
     engine._searchers_for(cap, mcts=True)
