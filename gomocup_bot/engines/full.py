@@ -79,8 +79,8 @@ log = logging.getLogger(__name__)
 # net MCTS scored 44.3 % of 200 against the net PVS), the MCTS on the network from there at
 # freestyle (5 s + 120 s, one thread each: 51.7 % of 60 against the net PVS; ``auto`` itself 62.5 %
 # of 100 against d96511c, peak RSS 325 MB under a 333 MB cap); with a second core the PVS and its
-# lazy-SMP helper, since the MCTS's default helper played level with its one thread and no
-# two-thread match of the two searches was played; a node or depth limit (self-play, Yixin's
+# lazy-SMP helper, since at two threads each the net MCTS (tree-parallel) played level with it
+# (11-1-12 of 24 at 5 s + 120 s); a node or depth limit (self-play, Yixin's
 # max_node / max_depth) always runs the PVS. ``ab`` is the PVS alone, ``mcts`` the MCTS alone.
 DEFAULT_BACKEND = "auto"
 BACKENDS = ("auto", "ab", "mcts")
