@@ -54,8 +54,9 @@ def deadlines(request: SearchRequest, time_share: float = 1.0) -> Budget:
     return Budget(soft=min(soft, hard), hard=hard, max_nodes=lim.max_nodes, max_depth=lim.max_depth)
 
 
-# what a search needs beside its table and what the process already holds (the root checks' and
-# the quiescence's arrays, a helper thread's board and net state): measured within 5 MB
+# room for what a search needs beside its tree and what the process already holds (the root
+# checks' and the quiescence's arrays, a helper thread's board and net state; four 5 s moves of the
+# two-thread net MCTS grew the process by its tree's bytes and no more)
 TREE_MARGIN_BYTES = 16 * MB
 
 
@@ -63,7 +64,7 @@ def tree_bytes_within(max_memory: int, tree_bytes: int, resident: int | None = N
     """The MCTS tree's bytes: `memory_split`'s, but no more than ``max_memory`` leaves past what the
     process holds now (``resident``, read from the OS if None) and `TREE_MARGIN_BYTES`. Called with
     the search's kernels loaded, where `BASE_PROCESS_BYTES` is too little: the net MCTS on two
-    threads took 239 MB before its tree and passed a 333 MB cap in 8 games of 20 (333.1-333.8 MB).
+    threads held 230-240 MB before its tree and passed a 333 MB cap in 8 games of 20 (333.1-333.8 MB).
     No limit given, or no reading, leaves ``tree_bytes``; never less than 8 MB (or ``tree_bytes``)."""
     if not max_memory or max_memory <= 0:
         return tree_bytes

@@ -55,7 +55,10 @@ def test_selfplay_stopped_by_ctrl_c_keeps_whole_games_and_says_how_to_resume(tmp
     out = tmp_path / "stop.jsonl"
     proc = subprocess.Popen([sys.executable, "-m", "gomocup_bot", "selfplay", "--out", str(out), "--games", "200",
                              "--workers", "1", "--nodes", "1500", "--root-nodes", "3000", "--move-seconds", "0.2",
-                             "--seed", "6"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--seed", "6"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # as from a terminal: a test worker may run with SIGINT ignored, which a
+                            # child inherits (Python then installs no KeyboardInterrupt handler)
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 200
         while not (out.exists() and out.read_text().count("\n") >= 1):
