@@ -3,8 +3,9 @@
 Piskvork, c-gomoku-cli and gomocup-tournament write START, wait for OK, then send the INFO lines
 and BEGIN (or BOARD); some managers write it all in one burst at spawn (`--burst`), and then the
 turn clock runs while Python is still starting. The brain loads its engine (numba's cached
-kernels, 0.5-1.5 s) in a thread after answering START, so the first move is the one most at risk
-of running over: it is answered by the quick fallback unless the engine is ready in time.
+kernels, 0.5-1.5 s) in a thread beside START, whose OK waits for it up to 1 s (not in a burst),
+so the first move is the one most at risk of running over: it is answered by the quick fallback
+unless the engine is ready in time.
 
     .venv/bin/python benchmarks/first_move.py [--runs N] [--budgets-ms 500,1000] [--busy]
 

@@ -37,6 +37,7 @@ STOP_GRACE = 0.25  # seconds a stopped search may take to return before its thre
 END_DEADLINE = 0.3  # after END, seconds the queue gets to drain (a hurried search answering) before we leave
 QUEUE_SIZE = 10000
 FIRST_SEARCH_S = 0.1  # a move that waits for the loading engine keeps this much for the real search
+START_HOLD_S = 1.0  # START's OK waits up to this long for the loading engine (see `_hold_ok`)
 WAIT_STEP_S = 0.02  # that wait sleeps in steps this long, to see how late this thread wakes up
 STARTUP_CAP_S = 2.0  # a process older than this at its first read was suspended or kept waiting
 FIRST_READ_WAIT_S = 0.05  # a first read that returns later than this waited: its input is fresh
@@ -248,6 +249,7 @@ class _Runner:
         self.searching = False
         self.hurried = False
         self.wait_scope: trio.CancelScope | None = None
+        self.hold_scope: trio.CancelScope | None = None  # an OK waiting for the engine (`_hold_ok`)
         self.ending = False
         self.eof = False
         self.engine: Engine | None = None
@@ -263,8 +265,8 @@ class _Runner:
             async with trio.open_nursery() as nursery:
                 self.nursery = nursery
                 if self.slots is None:
-                    # a stdio brain plays one game: load the engine at once, beside START (its OK
-                    # does not wait for it), so the first move can come from the real search
+                    # a stdio brain plays one game: load the engine at once, beside START (whose
+                    # OK waits for it a while: `_hold_ok`), so the first move comes from the search
                     self._start_warmup()
                 nursery.start_soon(self._reader)
                 await self._processor()
@@ -333,6 +335,8 @@ class _Runner:
 
     async def _enqueue(self, item: Any) -> None:
         self.pending += 1
+        if self.hold_scope is not None:
+            self.hold_scope.cancel()  # a command behind START: its OK goes now
         await self.send_queue.send((item, self.line_stamp))
 
     async def _end(self) -> None:
@@ -356,6 +360,8 @@ class _Runner:
             if item is None:
                 return
             action = self.session.handle(item)
+            if isinstance(item, (m.Start, m.RectStart, m.Restart)):
+                await self._hold_ok(action)
             if not await self._act(action):
                 return
 
@@ -377,6 +383,26 @@ class _Runner:
         return True
 
     # ------------------------------------------------------------------ engine lifecycle
+
+    async def _hold_ok(self, action: Action) -> None:
+        """Let an OK to START (RECTSTART, RESTART) wait, up to `START_HOLD_S` after the command
+        arrived, for the engine still loading beside it. The protocol leaves initialisation out of
+        the turn's time (Piskvork subtracts it; c-gomoku-cli allows its tolerance, 3 s by default),
+        and a manager that waits for the OK sends the first BOARD only then: its turn no longer
+        pays for the load, so the first move is the engine's own. The OK goes at once when another
+        command already waits behind START (a manager that does not wait for it), at END or at the
+        end of input, and in a server (it loads the engine at the first move)."""
+        if not (isinstance(action, Send) and action.replies and isinstance(action.replies[0], m.OkReply)):
+            return
+        if self.slots is not None or not self.warmup_started:
+            return
+        if self.pending or self.ending or self.eof:
+            return
+        arrived = self.command_stamp or time.monotonic()
+        left = max(0.0, arrived + START_HOLD_S - time.monotonic())
+        with trio.move_on_after(left) as self.hold_scope:  # `_enqueue` cancels it
+            await self.engine_ready.wait()
+        self.hold_scope = None
 
     def _start_warmup(self) -> None:
         if self.warmup_started:

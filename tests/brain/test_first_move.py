@@ -2,7 +2,8 @@
 
 Gomocup's managers start the brain afresh for every game, send START, and on its OK the first
 BOARD; the turn's clock starts with it. The engine loads beside START (numba's cached kernels,
-the pattern tables from their disk cache, the network's weights), and the first move waits for it
+the pattern tables from their disk cache, the network's weights); START's OK waits for it up to
+`brain.runner.START_HOLD_S` (initialisation is not turn time), and the first move waits for it
 while a short search still fits in the turn. Here a new process gets START and, on its OK, the
 first BOARD at 1 s a move, with its default options (the network evaluation plays freestyle
 15 x 15, `neteval.network.STRONGER_RULES`), and its log must show the engine

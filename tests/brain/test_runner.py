@@ -12,7 +12,7 @@ import time
 import trio
 import trio.testing
 
-from gomocup_bot.brain.runner import BrainOptions, run_brain
+from gomocup_bot.brain.runner import START_HOLD_S, BrainOptions, run_brain
 from gomocup_bot.engine import SearchInfo, SearchRequest, SearchResult, StopFlag
 from gomocup_bot.brain.timeman import budget_seconds
 from protocol import messages as m
@@ -299,6 +299,53 @@ async def test_an_engine_ready_within_half_the_budget_answers_the_first_move(nur
     await h.send("YXSTOP")
     assert isinstance(parse_reply(await h.read()), m.MoveReply)
     assert engine.searches == 1
+    await h.send("END")
+    with trio.fail_after(2):
+        await h.done.wait()
+
+
+async def test_start_s_ok_waits_for_the_loading_engine(nursery):
+    # initialisation is not turn time: a manager that waits for the OK then sends a first BOARD
+    # the engine itself can answer
+    engine = SlowLoadingEngine()
+    h = Harness(engine)
+    nursery.start_soon(h.run)
+    await h.send("START 15")
+    with trio.move_on_after(START_HOLD_S / 2) as early:
+        await h.read()
+    assert early.cancelled_caught  # no OK while the engine loads
+    engine.loaded.set()
+    start = trio.current_time()
+    assert await h.read() == "OK"
+    assert trio.current_time() - start < 0.3  # as soon as it is ready
+    await h.send("END")
+    with trio.fail_after(2):
+        await h.done.wait()
+
+
+async def test_start_s_ok_waits_no_longer_than_the_hold(nursery):
+    h = Harness(SlowLoadingEngine())  # never loads in this test
+    nursery.start_soon(h.run)
+    start = trio.current_time()
+    await h.send("START 15")
+    assert await h.read(timeout=START_HOLD_S + 1) == "OK"
+    assert START_HOLD_S - 0.1 < trio.current_time() - start < START_HOLD_S + 0.5
+    await h.send("END")
+    with trio.fail_after(2):
+        await h.done.wait()
+
+
+async def test_start_s_ok_goes_at_once_when_a_command_waits_behind_it(nursery):
+    # a manager that does not wait for the OK (GomocupJudge) gains nothing from holding it
+    engine = SlowLoadingEngine()
+    h = Harness(engine)
+    nursery.start_soon(h.run)
+    start = trio.current_time()
+    await h.send("START 15", "ABOUT")
+    assert await h.read() == "OK"
+    assert (await h.read()).startswith('name="gomocup-bot"')
+    assert trio.current_time() - start < 0.3
+    engine.loaded.set()
     await h.send("END")
     with trio.fail_after(2):
         await h.done.wait()
