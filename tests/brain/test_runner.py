@@ -84,6 +84,12 @@ class Harness:
         for line in lines:
             await self.lines.send_line(line)
 
+    async def end(self) -> None:
+        """END, and the session must be over within 2 s."""
+        await self.send("END")
+        with trio.fail_after(2):
+            await self.done.wait()
+
     async def read(self, timeout: float = 5.0) -> str:
         with trio.fail_after(timeout):
             line = await self.lines.receive_line()
@@ -107,9 +113,7 @@ async def test_yxstop_answers_at_once_with_the_best_move_so_far(nursery):
     assert h.engine.stopped_by_flag.is_set()
     await h.send("ABOUT")
     assert (await h.read()).startswith('name="gomocup-bot"')
-    await h.send("END")
-    with trio.fail_after(2):
-        await h.done.wait()
+    await h.end()
 
 
 TURN_5S = budget_seconds({"timeout_turn": 5000})  # the hard budget the brain plans for 5 s turns
@@ -161,9 +165,7 @@ async def test_commands_sent_during_a_search_are_answered_in_order(nursery):
     assert (await h.read()).startswith('name="gomocup-bot"')
     second = parse_reply(await h.read())
     assert isinstance(second, m.MoveReply) and second != first
-    await h.send("END")
-    with trio.fail_after(2):
-        await h.done.wait()
+    await h.end()
 
 
 async def test_end_mid_search_stops_the_engine_quickly(nursery):
@@ -173,9 +175,7 @@ async def test_end_mid_search_stops_the_engine_quickly(nursery):
     assert await h.read() == "OK"
     await trio.to_thread.run_sync(h.engine.running.wait, 5)
     start = trio.current_time()
-    await h.send("END")
-    with trio.fail_after(2):
-        await h.done.wait()
+    await h.end()
     assert trio.current_time() - start < 1.0
     assert h.engine.stopped_by_flag.is_set()
 
@@ -206,9 +206,7 @@ async def test_an_engine_ignoring_its_flag_is_abandoned_at_the_deadline(nursery)
     assert trio.current_time() - start < 1.6
     assert parse_reply(line) == m.MoveReply(7, 7)
     assert engine.running.is_set()  # the abandoned thread is still spinning, as expected
-    await h.send("END")
-    with trio.fail_after(2):
-        await h.done.wait()
+    await h.end()
 
 
 async def test_an_abandoned_search_keeps_its_slot_until_its_thread_ends(nursery):
@@ -227,9 +225,7 @@ async def test_an_abandoned_search_keeps_its_slot_until_its_thread_ends(nursery)
     with trio.fail_after(2):
         while slots.borrowed_tokens:
             await trio.sleep(0.01)
-    await h.send("END")
-    with trio.fail_after(2):
-        await h.done.wait()
+    await h.end()
 
 
 async def expect_quick_win_without_the_engine(h: Harness) -> None:
@@ -256,9 +252,7 @@ async def test_no_free_search_slot_gives_a_quick_tactical_answer(nursery):
     assert isinstance(parse_reply(await h.read()), m.MoveReply)
     assert h.engine.searches == 1
     assert slots.borrowed_tokens == 0
-    await h.send("END")
-    with trio.fail_after(2):
-        await h.done.wait()
+    await h.end()
 
 
 class SlowLoadingEngine(ThinkingEngine):
@@ -281,9 +275,7 @@ async def test_a_move_asked_while_the_engine_loads_gets_the_quick_answer_in_time
     await h.send("TURN 0,0")  # loaded now: the engine answers
     assert isinstance(parse_reply(await h.read()), m.MoveReply)
     assert engine.searches == 1
-    await h.send("END")
-    with trio.fail_after(2):
-        await h.done.wait()
+    await h.end()
 
 
 async def test_an_engine_ready_within_half_the_budget_answers_the_first_move(nursery):
@@ -299,9 +291,7 @@ async def test_an_engine_ready_within_half_the_budget_answers_the_first_move(nur
     await h.send("YXSTOP")
     assert isinstance(parse_reply(await h.read()), m.MoveReply)
     assert engine.searches == 1
-    await h.send("END")
-    with trio.fail_after(2):
-        await h.done.wait()
+    await h.end()
 
 
 async def test_start_s_ok_waits_for_the_loading_engine(nursery):
@@ -318,9 +308,7 @@ async def test_start_s_ok_waits_for_the_loading_engine(nursery):
     start = trio.current_time()
     assert await h.read() == "OK"
     assert trio.current_time() - start < 0.3  # as soon as it is ready
-    await h.send("END")
-    with trio.fail_after(2):
-        await h.done.wait()
+    await h.end()
 
 
 async def test_start_s_ok_waits_no_longer_than_the_hold(nursery):
@@ -330,9 +318,7 @@ async def test_start_s_ok_waits_no_longer_than_the_hold(nursery):
     await h.send("START 15")
     assert await h.read(timeout=START_HOLD_S + 1) == "OK"
     assert START_HOLD_S - 0.1 < trio.current_time() - start < START_HOLD_S + 0.5
-    await h.send("END")
-    with trio.fail_after(2):
-        await h.done.wait()
+    await h.end()
 
 
 async def test_start_s_ok_goes_at_once_when_a_command_waits_behind_it(nursery):
@@ -346,9 +332,7 @@ async def test_start_s_ok_goes_at_once_when_a_command_waits_behind_it(nursery):
     assert (await h.read()).startswith('name="gomocup-bot"')
     assert trio.current_time() - start < 0.3
     engine.loaded.set()
-    await h.send("END")
-    with trio.fail_after(2):
-        await h.done.wait()
+    await h.end()
 
 
 async def test_realtime_lines_precede_the_move_when_asked(nursery):
@@ -361,9 +345,7 @@ async def test_realtime_lines_precede_the_move_when_asked(nursery):
     assert await h.read() == "7,7"
     await h.send("INFO show_detail 0", "TURN 0,0")
     assert isinstance(parse_reply(await h.read()), m.MoveReply)  # no REALTIME lines now
-    await h.send("END")
-    with trio.fail_after(2):
-        await h.done.wait()
+    await h.end()
 
 
 async def test_engine_that_fails_to_start_falls_back_to_greedy(nursery):
@@ -421,9 +403,7 @@ async def test_an_engine_crash_is_answered_with_a_quick_move(nursery):
     assert h.engine.searches == 1
     await h.send("TURN 0,0")  # and the session goes on
     assert isinstance(parse_reply(await h.read()), m.MoveReply)
-    await h.send("END")
-    with trio.fail_after(2):
-        await h.done.wait()
+    await h.end()
 
 
 async def test_engine_hears_of_new_games_rule_changes_and_hash_clears(nursery):
@@ -446,6 +426,4 @@ async def test_engine_hears_of_new_games_rule_changes_and_hash_clears(nursery):
     assert await h.read() == "OK"
     await h.read()
     assert h.engine.new_games == 4
-    await h.send("END")
-    with trio.fail_after(2):
-        await h.done.wait()
+    await h.end()
