@@ -31,15 +31,17 @@ RULES = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJ
 
 
 def logits(path: str, rule: str, rows: NetRows) -> np.ndarray:
-    """The value head's logit of every row, from a board built from the row's cells."""
+    """The value head's logit of every row, from a board built from the row's cells: by the rule's
+    net for the row's board (a file may have one for 20 x 20 beside its main net), else its main
+    net (a 15 x 15 net scored on another board, as a yardstick)."""
     weights = load(path)
-    net = weights.rules[rule]
     out = np.zeros(len(rows), dtype=np.float64)
     boards = {}  # per board side: (the board, the net's state on it, square j's point)
     for j in range(len(rows)):
         size = int(rows.size[j])
         if size not in boards:
             b = new_board(size, size, 5, RULES[rule])
+            net = weights.net_for(rule, size, size) or weights.rules[rule]
             boards[size] = (b, new_state(b, weights, net), [to_pos(b, i % size, i // size) for i in range(size * size)])
         b, st, points = boards[size]
         cells = rows.cells[j, :size * size]

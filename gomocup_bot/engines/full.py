@@ -61,7 +61,7 @@ from __future__ import annotations
 import logging
 import time
 
-from gomocup_bot.core.constants import M_RULE
+from gomocup_bot.core.constants import M_HEIGHT, M_RULE, M_WIDTH
 from gomocup_bot.core.cpu import free_cores
 from gomocup_bot.engine import SearchRequest, SearchResult, StopFlag
 from gomocup_bot.neteval.network import NET_AUTO, NET_OFF, NET_ON
@@ -86,6 +86,7 @@ DEFAULT_BACKEND = "auto"
 BACKENDS = ("auto", "ab", "mcts")
 AUTO_MCTS_SECONDS = 4.0  # a 5 s turn leaves 4.69 s a move; a 1 s turn 0.89 s
 AUTO_MCTS_RULES = frozenset({"freestyle"})  # where it was measured (exact five plays the same net, unmeasured)
+AUTO_MCTS_BOARDS = frozenset({(15, 15)})  # the board it was measured on (a net may play 20 x 20 too)
 DEFAULT_THREADS = {"auto": 2, "ab": 2, "mcts": 1}
 DEFAULT_REUSE = False
 # `backend=mcts` leaves and priors: quiescence leaves and class priors beat evaluation leaves 18-12
@@ -252,9 +253,9 @@ class FullEngine(SearchEngineBase):
     def uses_mcts(self, board, budget: Budget, now: float, threads: int = 1) -> bool:
         """Whether this move runs the MCTS: always with ``backend=mcts``; with ``auto`` when the
         move runs on one thread (``threads``: the PVS would have its helper otherwise), has
-        `mcts_from` seconds or more, no node or depth limit, the rule is one of `AUTO_MCTS_RULES`
-        and it plays the net on this board (`neteval.network.network_for` with the option
-        ``net``)."""
+        `mcts_from` seconds or more, no node or depth limit, the rule is one of `AUTO_MCTS_RULES`,
+        the board one of `AUTO_MCTS_BOARDS`, and it plays the net on this board
+        (`neteval.network.network_for` with the option ``net``)."""
         if self.backend != "auto":
             return self.backend == "mcts"
         if threads > 1 or budget.max_nodes or budget.max_depth or budget.hard - now < self.mcts_from:
@@ -262,6 +263,7 @@ class FullEngine(SearchEngineBase):
         from gomocup_bot.neteval.network import RULE_NETS, network_for
 
         return (RULE_NETS.get(int(board.meta[M_RULE])) in AUTO_MCTS_RULES
+                and (int(board.meta[M_WIDTH]), int(board.meta[M_HEIGHT])) in AUTO_MCTS_BOARDS
                 and network_for(board, self.net) is not None)
 
     def _searchers_for(self, max_memory: int, mcts: bool = False) -> None:

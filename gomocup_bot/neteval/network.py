@@ -33,10 +33,10 @@ def weights() -> NetWeights:
 
 
 def network_for(board, mode: int = NET_ON) -> tuple[NetWeights, RuleNet] | None:
-    """(weights, the rule's net) for a k = 5 table board whose rule has a net and whose size the
-    net was trained on (``RuleNet.boards``), else None: the tables evaluate (other win
-    lengths, caro, a file without that rule, other board sizes: a 15 × 15 net lost its first
-    seven games on 20 × 20, docs/eval.md). ``mode``: the option ``net`` (`NET_AUTO`: only the
+    """(weights, the rule's net) for a k = 5 table board whose rule has a net trained on its size
+    (``RuleNet.boards``; a rule may have one net for 15 × 15 and another for 20 × 20), else None:
+    the tables evaluate (other win lengths, caro, a file without that rule, other board sizes: a
+    15 × 15 net lost its first seven games on 20 × 20, docs/eval.md). ``mode``: the option ``net`` (`NET_AUTO`: only the
     rules in `STRONGER_RULES`; `NET_OFF`: None without reading the file)."""
     if mode == NET_OFF or int(board.meta[M_K]) != 5 or not int(board.meta[M_TABLE]):
         return None
@@ -44,10 +44,8 @@ def network_for(board, mode: int = NET_ON) -> tuple[NetWeights, RuleNet] | None:
     if name is None or (mode == NET_AUTO and name not in STRONGER_RULES):
         return None
     w = weights()
-    net = w.rules.get(name)
-    if net is None or (int(board.meta[M_WIDTH]), int(board.meta[M_HEIGHT])) not in net.boards:
-        return None
-    return w, net
+    net = w.net_for(name, int(board.meta[M_WIDTH]), int(board.meta[M_HEIGHT]))
+    return None if net is None else (w, net)
 
 
 def net_board() -> tuple[int, int]:

@@ -10,7 +10,9 @@ scales (``act_scale``: the integer that stands for 1.0 in the codebook and the c
 ``pool_norm``: the pooled sum is divided by it and by ``act_scale`` before the head), ``scale``
 (evaluation units a logit), ``rules``: ``[{"name", "codebooks", "boards"}]`` in body order
 (``boards``: the ``[width, height]`` sizes that rule's net was trained on and may play; absent,
-15 × 15, the trainer's board; elsewhere the tables evaluate, `network.network_for`), and
+15 × 15, the trainer's board; elsewhere the tables evaluate, `network.network_for`; a rule may
+have more than one entry, for boards no earlier entry of it plays: the first is the rule's main
+net, a later one a net for other boards, say 20 × 20 beside a 15 × 15 net), and
 free-form training ``notes``. Per rule the body holds ``cbsel`` int8[2] (which codebook the black and the
 white side to move read: the same one where the rule treats the colours alike), ``codebook``
 int16[codebooks, windows, F], and per side to move float32 ``w1[2, H, F + 11]``, ``b1[2, H]``,
@@ -71,8 +73,17 @@ class NetWeights:
     act_scale: int
     pool_norm: float
     scale: float
-    rules: dict[str, RuleNet] = field(default_factory=dict)
+    rules: dict[str, RuleNet] = field(default_factory=dict)  # each rule's main net
     notes: dict = field(default_factory=dict)
+    # more nets of a rule, each for boards its main net does not play (written after the main nets)
+    sized: list[tuple[str, RuleNet]] = field(default_factory=list)
+
+    def net_for(self, name: str, width: int, height: int) -> RuleNet | None:
+        """The rule's net that plays a ``width`` × ``height`` board, or None."""
+        for rule, net in [(name, self.rules.get(name))] + self.sized:
+            if rule == name and net is not None and (width, height) in net.boards:
+                return net
+        return None
 
 
 def _array_specs(feature: int, hidden: int, codebooks: int) -> list[tuple[str, str, tuple[int, ...]]]:
@@ -122,8 +133,12 @@ def check(data: bytes, where: str = "weights") -> tuple[dict, int]:
     try:
         feature, hidden = int(header["feature"]), int(header["hidden"])
         rules = [(str(r["name"]), int(r["codebooks"])) for r in header["rules"]]
+        played: dict[str, set] = {}
         for r in header["rules"]:
-            _boards(r, f"{where}: rule {r['name']}")
+            boards = set(_boards(r, f"{where}: rule {r['name']}"))
+            if boards & played.setdefault(str(r["name"]), set()):
+                raise ValueError(f"two nets of rule {r['name']} for the same board")
+            played[str(r["name"])] |= boards
         if header["windows"] != N_WINDOWS or header["mask_bits"] != MASK_BITS:
             raise ValueError("window or mask size")
         if int(header["act_scale"]) <= 0 or float(header["pool_norm"]) <= 0 or float(header["scale"]) <= 0:
@@ -184,7 +199,10 @@ def load(path: str | Path | None = None) -> NetWeights:
         if not all(0 <= int(c) < int(r["codebooks"]) for c in net.cbsel):
             raise NetWeightsError(f"{where}: rule {r['name']} selects a codebook it does not have")
         _check_codebook(net.codebook, f"{where}: rule {r['name']}", NetWeightsError)
-        out.rules[str(r["name"])] = net
+        if str(r["name"]) in out.rules:
+            out.sized.append((str(r["name"]), net))
+        else:
+            out.rules[str(r["name"])] = net
     return out
 
 
@@ -203,10 +221,11 @@ def dumps(weights: NetWeights) -> bytes:
 
     rules = []
     parts: list[bytes] = []
-    for name in RULE_NAMES:
-        net = weights.rules.get(name)
+    for name, net in [(n, weights.rules.get(n)) for n in RULE_NAMES] + weights.sized:
         if net is None:
             continue
+        if name not in weights.rules:
+            raise ValueError(f"rule {name}: a net for more boards needs the rule's main net")
         cbs = int(np.asarray(net.codebook).shape[0])
         rules.append({"name": name, "codebooks": cbs, "boards": [list(b) for b in net.boards]})
         for fld, dtype, shape in _array_specs(weights.feature, weights.hidden, cbs):
@@ -222,7 +241,9 @@ def dumps(weights: NetWeights) -> bytes:
                          "pool_norm": weights.pool_norm, "scale": weights.scale, "rules": rules,
                          "notes": weights.notes}, sort_keys=True).encode()
     body = b"".join([MAGIC, struct.pack("<I", len(header)), header] + parts)
-    return body + struct.pack("<I", zlib.crc32(body))
+    data = body + struct.pack("<I", zlib.crc32(body))
+    check(data, "the weights to write")  # e.g. two nets of a rule for one board: refused now, not at load
+    return data
 
 
 def save(weights: NetWeights, path: str | Path) -> None:

@@ -8,8 +8,10 @@ head the move played; the value head also reads the tables' static value of the 
 net learns their correction), so a net is trained for one set of tables: the shipped ``eval.gbw``
 when the positions were extracted (its digest is in the notes). Adam, fixed seeds, a cosine learning-rate schedule; a checkpoint after
 every epoch and every ``--checkpoint-every`` steps lets an interrupted run go on where it
-stopped (same command). The weights file gets this rule's net; the other rules' nets are copied
-from ``--base`` (default: the package's file, if it has them).
+stopped (same command). The weights file gets this rule's net (in place of all of that rule's
+nets); the other rules' nets are copied from ``--base`` (default: the package's file, if it has
+them). With ``--beside`` the base's main net of the rule stays, and the new one is added for the
+boards it learned that the main net does not play (a 20 × 20 net beside a 15 × 15 one).
 
 Needs PyTorch: ``pip install '.[train]'``. The brain never imports this module.
 """
@@ -181,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mapping", type=int, default=64, help="the mapping network's width")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--beside", action="store_true",
+                    help="keep the base file's net of --rule for its boards and add this one for the other "
+                         "boards it learned (e.g. --sizes 15,20: a 20 x 20 net beside the 15 x 15 one)")
     ap.add_argument("--sizes", type=_sizes, default=[15],
                     help="board sides whose games are read, comma-separated (default 15); the net is "
                          "written to play the sides its training positions have (the weights' boards)")
@@ -203,6 +208,19 @@ def main(argv: list[str] | None = None) -> int:
     rows = _data(args, log)
     train, test = rows.select(~rows.held), rows.select(rows.held)
     log(f"{len(train)} training positions ({int(train.value_row.sum())} value rows), {len(test)} held out")
+    try:
+        base = W.load(args.base) if args.base or W.verify() is None else None
+    except W.NetWeightsError as exc:
+        log(f"no other rules' nets taken ({exc})")
+        base = None
+    same_shape = base is not None and (base.feature, base.hidden) == (args.feature, args.hidden)
+    learned = tuple((size, size) for size in train.sizes())  # the boards the net is written to play
+    if args.beside:  # checked before training: the main net to keep, and boards left for this one
+        if not same_shape or args.rule not in base.rules:
+            sys.exit(f"gomocup-bot train-net: --beside: the base file has no {args.rule} net of this shape to keep")
+        learned = tuple(b for b in learned if b not in base.rules[args.rule].boards)
+        if not learned:
+            sys.exit(f"gomocup-bot train-net: --beside: every board of the positions ({train.sizes()}) is the main net's")
     y_all = labels(train, args.lam)
     codebooks = 2 if args.rule == "renju" else 1
     model = LineNet(args.feature, args.hidden, args.mapping, codebooks)
@@ -275,28 +293,30 @@ def main(argv: list[str] | None = None) -> int:
     figures = evaluate_rows(model, test, args.lam)
     log("held out, final: " + ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in figures.items()))
     out = new_weights(args.feature, args.hidden)
-    base_path = args.base
-    try:
-        base = W.load(base_path) if base_path or W.verify() is None else None
-    except W.NetWeightsError as exc:
-        log(f"no other rules' nets taken ({exc})")
-        base = None
-    if base is not None and (base.feature, base.hidden) == (args.feature, args.hidden):
-        out.rules.update({k: v for k, v in base.rules.items() if k != args.rule})
-        out.notes.update({k: v for k, v in base.notes.items() if k != args.rule})
-    out.rules[args.rule] = model.export()
-    out.rules[args.rule].boards = tuple((size, size) for size in train.sizes())  # the boards it learned
+    if same_shape:
+        out.rules.update({k: v for k, v in base.rules.items() if k != args.rule or args.beside})
+        out.notes.update({k: v for k, v in base.notes.items() if not k.startswith(args.rule) or args.beside})
+        out.sized = [(k, v) for k, v in base.sized if k != args.rule]
+    trained = model.export()
+    trained.boards = learned
+    note_key = args.rule
+    if args.beside:  # the main net keeps its boards; this one plays the others it learned
+        out.sized.append((args.rule, trained))
+        note_key = f"{args.rule} " + ",".join(f"{w}x{h}" for w, h in trained.boards)
+    else:
+        out.rules[args.rule] = trained
     from gomocup_bot.core.evalfile import read_bytes
     import zlib
 
-    out.notes[args.rule] = {"files": [Path(f).name for f in args.files], "positions": len(train),
+    out.notes[note_key] = {"files": [Path(f).name for f in args.files], "positions": len(train),
                             "tables_crc32": zlib.crc32(read_bytes()[0]),
                             "held_out": {k: (round(v, 5) if isinstance(v, float) else v) for k, v in figures.items()},
                             "args": {k: v for k, v in vars(args).items() if k not in ("files", "out", "cache", "checkpoint", "base")}}
     W.save(out, args.out)
     # the export against the trainer's own forward pass on a few held-out positions
-    net = W.load(args.out).rules[args.rule]
-    sample = test.select(np.concatenate([np.flatnonzero(test.size == s)[:4] for s in test.sizes()]).astype(np.int64))
+    net = W.load(args.out).net_for(args.rule, *trained.boards[0])
+    sample = test.select(np.concatenate([np.flatnonzero(test.size == s)[:4] for s in test.sizes()
+                                         if (s, s) in trained.boards]).astype(np.int64))
     worst = 0.0
     for j in range(len(sample)):
         size = int(sample.size[j])
@@ -307,5 +327,5 @@ def main(argv: list[str] | None = None) -> int:
         board = np.where(cells == 1, colour, np.where(cells == 2, 3 - colour, 0))
         ref = reference.logit(out, net, board, colour - 1, int(sample.mask[j]), float(sample.table_eval[j]))
         worst = max(worst, abs(ref - float(v[0])))
-    log(f"wrote {args.out}: rule {args.rule}, the export within {worst:.2e} logits of the trainer's forward pass")
+    log(f"wrote {args.out}: rule {args.rule} on {', '.join(f'{w}x{h}' for w, h in trained.boards)}, the export within {worst:.2e} logits of the trainer's forward pass")
     return 0

@@ -113,6 +113,31 @@ def test_a_run_on_two_board_sizes_writes_a_net_for_both(records, tmp_path):
     assert W.load(tmp_path / "only15.gbn").rules["freestyle"].boards == ((15, 15),)
 
 
+def test_a_run_beside_the_main_net_adds_a_net_for_the_other_board(records, tmp_path):
+    """``--beside``: the base file's 15 x 15 net stays as it is, and the run's net is written for
+    20 x 20 only; a run whose boards are all the main net's stops with the reason."""
+    both = tmp_path / "both.jsonl"
+    with gzip.open(GAMES_20, "rt") as src:
+        both.write_text(records.read_text() + "".join(line for _, line in zip(range(40), src)))
+    base = tmp_path / "base.gbn"
+    assert _train(str(records), "--out", str(base), "--epochs", "1", *SMALL).returncode == 0
+    out = tmp_path / "beside.gbn"
+    run = _train(str(both), "--out", str(out), "--sizes", "15,20", "--epochs", "1", "--base", str(base),
+                 "--beside", *SMALL)
+    assert run.returncode == 0, run.stderr
+    kept, made = W.load(base), W.load(out)
+    assert np.array_equal(made.rules["freestyle"].codebook, kept.rules["freestyle"].codebook)
+    assert made.rules["freestyle"].boards == ((15, 15),)
+    twenty = made.net_for("freestyle", 20, 20)
+    assert twenty is not None and twenty.boards == ((20, 20),)
+    assert not np.array_equal(twenty.codebook, kept.rules["freestyle"].codebook)
+    assert float(run.stderr.split("the export within ")[1].split()[0]) < 1e-4  # on 20 x 20 rows
+    assert "freestyle 20x20" in made.notes
+    same = _train(str(records), "--out", str(tmp_path / "same.gbn"), "--epochs", "1", "--base", str(base),
+                  "--beside", *SMALL)
+    assert same.returncode != 0 and "is the main net's" in same.stderr
+
+
 def test_an_exact_five_or_renju_run_can_start_from_the_freestyle_net(records, tmp_path):
     """``--init NET.gbn --init-rule freestyle``: a renju run (two codebooks, one a colour) starts
     with both colours' codebooks and heads taken from the freestyle net's one, before any step;

@@ -47,6 +47,36 @@ def _rewrite_header(path, change):
     path.write_bytes(body + struct.pack("<I", zlib.crc32(body)))
 
 
+def test_a_rule_may_have_a_net_for_other_boards_beside_its_main_net(tmp_path):
+    w = R.random_weights(feature=8, hidden=6, seed=3, rules=("freestyle", "standard"))
+    other = R.random_weights(feature=8, hidden=6, seed=4, rules=("freestyle",)).rules["freestyle"]
+    other.boards = ((20, 20),)
+    w.sized.append(("freestyle", other))
+    path = tmp_path / "n.gbn"
+    W.save(w, path)
+    back = W.load(path)
+    assert back.rules["freestyle"].boards == ((15, 15),) and [n for n, _ in back.sized] == ["freestyle"]
+    assert np.array_equal(back.net_for("freestyle", 15, 15).codebook, w.rules["freestyle"].codebook)
+    assert np.array_equal(back.net_for("freestyle", 20, 20).codebook, other.codebook)
+    assert back.net_for("freestyle", 19, 19) is None  # no net for it: the tables
+    assert back.net_for("standard", 20, 20) is None  # the 20 x 20 net is freestyle's only
+    # two nets of a rule for one board: refused when written, and in a file
+    other.boards = ((20, 20), (15, 15))
+    with pytest.raises(W.NetWeightsError, match="two nets of rule freestyle for the same board"):
+        W.dumps(w)
+    other.boards = ((20, 20),)
+
+    def overlap(header):
+        header["rules"][-1]["boards"] = [[15, 15]]
+
+    _rewrite_header(path, overlap)
+    with pytest.raises(W.NetWeightsError, match="two nets of rule freestyle for the same board"):
+        W.load(path)
+    w.rules.pop("freestyle")  # a net for more boards without the rule's main net
+    with pytest.raises(ValueError, match="needs the rule's main net"):
+        W.dumps(w)
+
+
 def test_the_boards_a_net_plays_round_trip_and_default_to_the_trainers(tmp_path):
     w = R.random_weights(feature=8, hidden=6, seed=3, rules=("freestyle", "standard"))
     w.rules["freestyle"].boards = ((15, 15), (20, 20), (13, 9))

@@ -50,7 +50,7 @@ def test_auto_keeps_the_pvs_without_a_net_or_under_a_node_or_depth_limit():
     five = move_budget({"timeout_turn": 5000})
     assert not chosen(engine, position(RENJU), five)  # renju plays the tables (neteval.network)
     assert not chosen(engine, position(EXACT), five)  # exact five plays the net, its MCTS unmeasured
-    assert not chosen(engine, position(size=20), five)  # 20 x 20 too
+    assert not chosen(engine, position(size=20), five)  # 20 x 20: its MCTS unmeasured there, net or not
     assert not chosen(FullEngine(backend="auto", net="0"), position(), five)
     assert not chosen(engine, position(), move_budget({"timeout_turn": 5000, "max_node": 20000}))
     assert not chosen(engine, position(), move_budget({"timeout_turn": 5000, "max_depth": 8}))
