@@ -77,3 +77,35 @@ def test_the_engine_reads_the_option_and_falls_back_to_the_default_on_a_bad_valu
     engine.prepare()
     assert engine.net == used and engine._pvs.config.net == used
     assert ("pvs-net" in engine.warm_parts) == (used != NET_OFF)
+
+
+def _use(monkeypatch, tmp_path, name: str, weights) -> None:
+    from gomocup_bot.neteval import weights as W
+
+    path = tmp_path / name
+    W.save(weights, path)
+    monkeypatch.setenv("GOMOCUP_BOT_NET", str(path))
+    monkeypatch.setattr(network, "_loaded", {})
+
+
+def test_a_net_for_another_board_plays_that_board(monkeypatch, tmp_path):
+    """A file whose freestyle net has a sibling for 20 x 20 searches a 20 x 20 board with the
+    sibling: the same tree as a file whose one net plays both boards, and not the tables'."""
+    import copy
+
+    shipped = network.weights()
+    board, side = _board(RULE_FREESTYLE, 20), 1 + len(STONES) % 2
+    one = copy.deepcopy(shipped)
+    one.sized = []
+    one.rules["freestyle"].boards = ((15, 15), (20, 20))
+    _use(monkeypatch, tmp_path, "one.gbn", one)
+    both = _nodes(board, side, NET_AUTO)
+    two = copy.deepcopy(shipped)
+    two.sized = [("freestyle", copy.deepcopy(one.rules["freestyle"]))]
+    two.sized[0][1].boards = ((20, 20),)
+    two.rules["freestyle"].boards = ((15, 15),)
+    two.rules["freestyle"].codebook = np.zeros_like(two.rules["freestyle"].codebook)  # not this one on 20 x 20
+    _use(monkeypatch, tmp_path, "two.gbn", two)
+    assert network_for(board, NET_AUTO)[1] is network.weights().sized[0][1]
+    assert _nodes(board, side, NET_AUTO) == both != _nodes(board, side, NET_OFF)
+    assert network_for(_board(RULE_FREESTYLE, 19), NET_AUTO) is None  # neither net plays 19 x 19
