@@ -36,8 +36,9 @@ def network_for(board, mode: int = NET_ON) -> tuple[NetWeights, RuleNet] | None:
     """(weights, the rule's net) for a k = 5 table board whose rule has a net trained on its size
     (``RuleNet.boards``; a rule may have one net for 15 × 15 and another for 20 × 20), else None:
     the tables evaluate (other win lengths, caro, a file without that rule, other board sizes: a
-    15 × 15 net lost its first seven games on 20 × 20, docs/eval.md). ``mode``: the option ``net`` (`NET_AUTO`: only the
-    rules in `STRONGER_RULES`; `NET_OFF`: None without reading the file)."""
+    15 × 15 net lost its first seven games on 20 × 20, docs/eval.md). ``mode``: the option
+    ``net`` (`NET_AUTO`: only the rules in `STRONGER_RULES`; `NET_OFF`: None without reading the
+    file)."""
     if mode == NET_OFF or int(board.meta[M_K]) != 5 or not int(board.meta[M_TABLE]):
         return None
     name = RULE_NETS.get(int(board.meta[M_RULE]))
