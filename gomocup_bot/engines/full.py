@@ -195,6 +195,7 @@ class FullEngine(SearchEngineBase):
                 k=self.option("k", 4, int),
                 playout=self.option("playout", "heavy", str),
                 leaf=self.option("leaf", base.leaf, str),
+                quiesce_fours=self.option("quiesce_fours", base.quiesce_fours, int),
                 prior=self.option("prior", base.prior, str),
                 net=net,
                 select=select if select in SELECTS else MctsConfig.select,
@@ -322,6 +323,9 @@ class FullEngine(SearchEngineBase):
                                                          net=self.net,
                                                          net_policy=self.option("net_policy", PvsConfig.net_policy, int),
                                                          counter=self.option("counter", PvsConfig.counter, int),
+                                                         static_margin=self.option("static_margin",
+                                                                                   PvsConfig.static_margin, int),
+                                                         razor=self.option("razor", PvsConfig.razor, int),
                                                          width=self.option("width", PvsConfig.width, int),
                                                          max_depth=self.option("max_depth", PvsConfig.max_depth, int),
                                                          sharp_time=self.sharp_time))

@@ -82,7 +82,9 @@ P_LATENT = 21  # weight of the latent-threat term: both sides' squares that make
 P_COUNTER = 22  # 1: the quiet move that last refuted the opponent's previous move is tried after the killers
 P_NET = 23  # 1: the network evaluation (`neteval`, the work's `net` state) gives the static value, 0: the tables
 P_NET_POLICY = 24  # with P_NET: the policy head's logit times this joins a candidate's ordering score (0: off)
-P_LEN = 25
+P_STATIC_MARGIN = 25  # the static cut's margin, evaluation units a ply of remaining depth
+P_RAZOR_SCALE = 26  # the razor's margins (`RAZOR_MARGIN`) in hundredths
+P_LEN = 27
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -92,8 +94,8 @@ P_LEN = 25
 LOG100 = np.array([0] + [int(round(100 * np.log(i))) for i in range(1, 257)], dtype=np.int64)
 MOVE_COUNT_LIMIT = np.array([3 + int(d ** 1.32) for d in range(MAX_PLY + 1)], dtype=np.int64)
 STATIC_CUT_DEPTH = 6  # reverse futility up to this remaining depth
-STATIC_CUT_MARGIN = 60  # per ply of remaining depth
-RAZOR_MARGIN = (0, 40, 90)  # remaining depth 1, 2: static value this far below alpha -> quiescence
+STATIC_CUT_MARGIN = 60  # per ply of remaining depth (the default of P_STATIC_MARGIN)
+RAZOR_MARGIN = (0, 40, 90)  # remaining depth 1, 2: static value this far below alpha -> quiescence (x P_RAZOR_SCALE / 100)
 HIST_LMR_HIGH = 4  # hist_lmr: a history above this many depth**2 cut-offs reduces a ply less
 TRIVIAL_DEPTH = 4  # below this remaining depth skip moves that give neither side even a two
 
@@ -122,6 +124,8 @@ def default_params() -> np.ndarray:
     p[P_SINGULAR_MARGIN] = 4
     p[P_ROOT_LMR] = 1
     p[P_DISTRACT] = 1
+    p[P_STATIC_MARGIN] = STATIC_CUT_MARGIN
+    p[P_RAZOR_SCALE] = 100
     return p
 
 
@@ -543,9 +547,9 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
                 and beta < WIN_BOUND and alpha > -WIN_BOUND):
             # a static cut: far above beta with little depth left, or hopeless near the horizon
             # unless its fours (the quiescence) find something
-            if depth <= STATIC_CUT_DEPTH and ev - STATIC_CUT_MARGIN * (depth - (1 if improving else 0)) >= beta:
+            if depth <= STATIC_CUT_DEPTH and ev - w.params[P_STATIC_MARGIN] * (depth - (1 if improving else 0)) >= beta:
                 return ev
-            if depth <= 2 and ev + RAZOR_MARGIN[depth] < alpha:
+            if depth <= 2 and ev + RAZOR_MARGIN[depth] * w.params[P_RAZOR_SCALE] // 100 < alpha:
                 v = quiesce(b, side, alpha, alpha + 1, ply, w.params[P_QDEPTH], np.int64(last), w)
                 if v == NO_SCORE or v <= alpha:
                     return v

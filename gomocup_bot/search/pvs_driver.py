@@ -84,6 +84,8 @@ class PvsConfig:
     net: int = 0  # 1: the network evaluation where the weights file has a net for the rule (k = 5), else the tables;
     # 2: only where it measured stronger (`neteval.network.STRONGER_RULES`), the engine's default
     net_policy: int = 0  # with net: the policy head's logit times this joins the move ordering's score (0: off)
+    static_margin: int = K.STATIC_CUT_MARGIN  # the static cut's margin a ply of remaining depth (pvs.P_STATIC_MARGIN)
+    razor: int = 100  # the razor's margins in hundredths of `pvs.RAZOR_MARGIN` (pvs.P_RAZOR_SCALE)
 
 
 @dataclass
@@ -136,6 +138,8 @@ class PvsSearcher:
         p[K.P_COUNTER] = self.config.counter
         p[K.P_NET] = self.config.net
         p[K.P_NET_POLICY] = self.config.net_policy
+        p[K.P_STATIC_MARGIN] = self.config.static_margin
+        p[K.P_RAZOR_SCALE] = self.config.razor
         if self.config.tt_age:
             self.generation = self.generation % 63 + 1
             p[K.P_TT_GEN] = self.generation

@@ -268,6 +268,20 @@ def _midgames_at_fixed_depth(depth: int, plain: dict, other: dict):
     return pairs, nodes
 
 
+def test_the_static_cut_and_razor_margins_reach_the_kernel():
+    # the margins are parameters: the defaults search exactly as the constants did, narrower ones
+    # cut more of the same fixed-depth searches, margins no value can meet cut nothing
+    from gomocup_bot.search import pvs as K
+
+    assert PvsConfig().static_margin == K.STATIC_CUT_MARGIN and PvsConfig().razor == 100
+    never = dict(static_margin=10**6, razor=10**6)
+    _, (default, none) = _midgames_at_fixed_depth(8, {}, never)
+    _, (narrow, same) = _midgames_at_fixed_depth(8, dict(static_margin=30, razor=50),
+                                                 dict(static_margin=K.STATIC_CUT_MARGIN, razor=100))
+    assert same == default
+    assert narrow < default < none, (narrow, default, none)
+
+
 def test_internal_iterative_reduction_spends_fewer_nodes_and_keeps_the_proofs():
     # a node with no hash move searches one ply less (iir): the same fixed-depth searches of the
     # bench's midgames visit fewer nodes, and a forced result proven without it is proven with it
