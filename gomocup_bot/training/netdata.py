@@ -50,6 +50,7 @@ class NetRows:
     held: np.ndarray  # bool[n]: a held-out game's
     game: np.ndarray  # int64[n]: the game's hash
     size: np.ndarray  # int8[n]: the board's side
+    ply: np.ndarray  # int16[n]: the moves played before the position (-1: a cache written without it)
 
     def __len__(self) -> int:
         return len(self.colour)
@@ -63,11 +64,11 @@ class NetRows:
     @staticmethod
     def load(path: str | Path) -> "NetRows":
         with np.load(path) as z:
-            if "size" not in z:  # a cache written before rows carried their size: one square board
-                side = int(round(z["cells"].shape[1] ** 0.5))
-                return NetRows(*(z[f] for f in NetRows.__dataclass_fields__ if f != "size"),
-                               np.full(len(z["colour"]), side, dtype=np.int8))
-            return NetRows(*(z[f] for f in NetRows.__dataclass_fields__))
+            n = len(z["colour"])
+            side = int(round(z["cells"].shape[1] ** 0.5))
+            # caches written before rows carried their size (one square board) or their ply (unknown)
+            missing = {"size": np.full(n, side, dtype=np.int8), "ply": np.full(n, -1, dtype=np.int16)}
+            return NetRows(*(z[f] if f in z else missing[f] for f in NetRows.__dataclass_fields__))
 
     def sizes(self) -> list[int]:
         """The board sides present, smallest first."""
@@ -115,7 +116,7 @@ def game_rows(rec: GameRecord, file_name: str) -> list[tuple]:
             result = result_black if side == 1 else 1.0 - result_black
             out.append((cells, side, threat_mask(b.cnt[me], b.cnt[op]), result,
                         np.nan if value is None else float(value), y * rec.size + x, keep,
-                        float(K.evaluate(b, side, w)), held, gh, rec.size))
+                        float(K.evaluate(b, side, w)), held, gh, rec.size, i))
         play(b, to_pos(b, x, y), side)
     return out
 
@@ -146,4 +147,5 @@ def rows_of_files(paths: list[str], rule: str, log=print, sizes: tuple[int, ...]
                    np.array(cols[2], dtype=np.int16), np.array(cols[3], dtype=np.float32),
                    np.array(cols[4], dtype=np.float32), np.array(cols[5], dtype=np.int16),
                    np.array(cols[6], dtype=bool), np.array(cols[7], dtype=np.float32), np.array(cols[8], dtype=bool),
-                   np.array(cols[9], dtype=np.int64), np.array(cols[10], dtype=np.int8))
+                   np.array(cols[9], dtype=np.int64), np.array(cols[10], dtype=np.int8),
+                   np.array(cols[11], dtype=np.int16))

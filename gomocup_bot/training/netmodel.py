@@ -70,6 +70,9 @@ class LineNet(nn.Module):
         self.wp = nn.Parameter(torch.randn(codebooks, feature) * 0.1)
         self.bp = nn.Parameter(torch.zeros(codebooks))
         self.tw = nn.Parameter(torch.ones(codebooks))  # the tables' value passes through at first
+        # a free table added to the mapping network's codebook: zero and frozen unless a warm start
+        # from a weights file sets it to what the fitted mapping network misses (`take_net`)
+        self.residual = nn.Parameter(torch.zeros(codebooks, N_WINDOWS, feature), requires_grad=False)
         onehot, rev = _all_windows()
         self.register_buffer("onehot", onehot, persistent=False)
         self.register_buffer("rev", rev, persistent=False)
@@ -80,8 +83,8 @@ class LineNet(nn.Module):
         """[codebooks, N_WINDOWS, F] in units of 1.0, rounded to the kernels' fixed point on the
         forward pass (the gradient passes straight through the rounding)."""
         out = []
-        for m in self.maps:
-            raw = m(self.onehot)
+        for c, m in enumerate(self.maps):
+            raw = m(self.onehot) + self.residual[c]
             sym = 0.5 * (raw + raw[self.rev])
             sym = torch.clamp(sym, -CB_LIMIT, CB_LIMIT)
             q = torch.round(sym * ACT_SCALE) / ACT_SCALE
@@ -141,9 +144,10 @@ class LineNet(nn.Module):
         """Start from a shipped net (a weights file's rule, no checkpoint needed): its heads are
         copied and the mapping network is fitted to its codebook (least squares over every window,
         L-BFGS: on the shipped freestyle net it left a mean error of 6/256 of a feature after 1,000
-        iterations where Adam left 10/256 after 3,000). The errors add up over the pooled squares, so
-        the value starts rougher than the file's (docs/eval.md); the training that follows takes up the rest.
-        Returns the largest codebook error left, in the kernels' fixed-point units (1/256)."""
+        iterations where Adam left 10/256 after 3,000). What it misses goes to the residual table,
+        so the start is the file's net: the fit's errors, up to 71/256 on the shipped net, added up
+        over the pooled squares and started the value far rougher than the file's (docs/eval.md).
+        Returns the largest codebook error of the fit alone, in the kernels' fixed-point units (1/256)."""
         cbsel = np.asarray(net.cbsel)
         # each of this model's codebooks starts from the file's codebook of that index, or from its
         # only one (a two-codebook renju model from a one-codebook freestyle net)
@@ -168,7 +172,19 @@ class LineNet(nn.Module):
 
             opt.step(closure)
         with torch.no_grad():
-            return float((self.codebook() - target[sources]).abs().max()) * ACT_SCALE
+            self.residual.zero_()
+            worst = float((self.codebook() - target[sources]).abs().max()) * ACT_SCALE
+            raw = torch.stack([m(self.onehot) for m in self.maps])
+            missed = target[sources] - 0.5 * (raw + raw[:, self.rev])
+            self.residual.copy_(0.5 * (missed + missed[:, self.rev]))
+        self.free_residual()
+        return worst
+
+    def free_residual(self) -> None:
+        """Train the residual table: on after a warm start from a weights file (it holds what the
+        mapping network missed, so the start is the file's net exactly), and after loading a
+        checkpoint of such a run (a nonzero table)."""
+        self.residual.requires_grad_(bool(self.residual.detach().abs().max() > 0))
 
     @torch.no_grad()
     def export(self) -> RuleNet:

@@ -11,7 +11,10 @@ every epoch and every ``--checkpoint-every`` steps lets an interrupted run go on
 stopped (same command). The weights file gets this rule's net (in place of all of that rule's
 nets); the other rules' nets are copied from ``--base`` (default: the package's file, if it has
 them). With ``--beside`` the base's main net of the rule stays, and the new one is added for the
-boards it learned that the main net does not play (a 20 × 20 net beside a 15 × 15 one).
+boards it learned that the main net does not play (a 20 × 20 net beside a 15 × 15 one). With
+``--teacher`` another engine's evaluation of the positions (``gomocup-tournament evaluate``'s
+output, read by `training.teacher`) takes the searched value's place in the label where it judged
+them; ``--teacher-only`` keeps only those positions, for a short run towards the teacher's view.
 
 Needs PyTorch: ``pip install '.[train]'``. The brain never imports this module.
 """
@@ -25,6 +28,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from gomocup_bot.training import teacher
 
 LABEL_SCALE = 250.0  # evaluation units a logit (the search's scale)
 
@@ -115,6 +120,42 @@ def _data(args, log) -> "object":
     return rows
 
 
+def _taught(rows, args, log) -> tuple[object, dict]:
+    """Put the teacher's view in the searched value's place on the value rows it labelled
+    (`training.teacher` reads the files and converts its units); with ``--teacher-only`` only
+    those rows are kept. Returns the rows and the notes the weights file keeps."""
+    from gomocup_bot.training.netdata import game_hash
+    from gomocup_bot.training.records import read
+
+    if (rows.ply < 0).any():
+        sys.exit("gomocup-bot train-net: --teacher: the --cache was written without each row's ply; "
+                 "delete it and extract the positions again")
+    try:
+        table = teacher.read(args.teacher)
+    except teacher.TeacherError as exc:
+        sys.exit(f"gomocup-bot train-net: --teacher: {exc}")
+    moves_of = {game_hash(str(path), rec.id): (rec.rule, rec.moves)
+                for path in args.files for rec in read(path) if rec.rule == args.rule}
+    missing = set(int(g) for g in np.unique(rows.game)) - set(moves_of)
+    if missing:
+        sys.exit(f"gomocup-bot train-net: --teacher: {len(missing)} games of the positions are not in the record "
+                 f"files given (the files must be those the --cache was made from)")
+    ev, mate = teacher.values_of(rows, moves_of, table)
+    labelled = rows.value_row & (~np.isnan(ev) | (mate != 0))
+    fit = labelled & ~rows.held
+    try:
+        scale = args.teacher_scale or teacher.fit_scale(np.where(fit, ev, np.nan), rows.result)
+    except teacher.TeacherError as exc:
+        sys.exit(f"gomocup-bot train-net: --teacher: {exc}")
+    rows.score[labelled] = teacher.scores(ev, mate, scale, args.teacher_mate, LABEL_SCALE)[labelled]
+    log(f"teacher: {int(labelled.sum())} of {int(rows.value_row.sum())} value rows labelled "
+        f"({int((labelled & (mate != 0)).sum())} forced results), {scale:.0f} teacher units a logit"
+        + ("; only they are kept" if args.teacher_only else ""))
+    notes = {"files": [Path(p).name for p in args.teacher], "scale": round(scale, 1), "mate": args.teacher_mate,
+             "rows": int(labelled.sum()), "only": bool(args.teacher_only)}
+    return (rows.select(labelled) if args.teacher_only else rows), notes
+
+
 def _init_from(model, path: str, rule: str, log, from_rule: str | None = None) -> None:
     """Load an earlier run's model weights (a warm start for the next generation): its checkpoint,
     or a weights file (`net.gbn`) whose net for ``rule`` the model is fitted to (`LineNet.take_net`:
@@ -142,14 +183,17 @@ def _init_from(model, path: str, rule: str, log, from_rule: str | None = None) -
         t0 = time.time()
         worst = model.take_net(net.rules[source])
         log(f"started from the {source} net of {path}: its heads, and the mapping network fitted to its codebook "
-            f"(largest error {worst:.1f}/256 of a feature, {time.time() - t0:.0f} s)")
+            f"(largest error {worst:.1f}/256 of a feature, kept in the residual table: the start is the file's net; "
+            f"{time.time() - t0:.0f} s)")
         return
     if from_rule:
         sys.exit(f"gomocup-bot train-net: --init-rule {from_rule} needs --init to name a weights file (net.gbn), "
                  f"not a checkpoint: {path}")
     try:
         state = torch.load(path, weights_only=False)
+        state["model"].setdefault("residual", torch.zeros_like(model.residual))  # a run from before the table
         model.load_state_dict(state["model"])
+        model.free_residual()
     except (OSError, KeyError, RuntimeError, TypeError) as exc:
         sys.exit(f"gomocup-bot train-net: --init {path}: not a checkpoint of this net's shape ({exc})")
     log(f"started from the model of {path} (step {state.get('step', '?')} of its run)")
@@ -167,8 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--checkpoint", help="resume from / save to this file (default: OUT.ckpt)")
     ap.add_argument("--checkpoint-every", type=int, default=500, help="steps between checkpoints (default 500)")
     ap.add_argument("--init", help="start from an earlier generation: its OUT.ckpt (the same shape), or a weights "
-                                   "file (net.gbn: its heads, and the mapping network fitted to its codebook); a new "
-                                   "schedule and optimiser")
+                                   "file (net.gbn: its heads, the mapping network fitted to its codebook and what "
+                                   "the fit misses in a residual table); a new schedule and optimiser")
     ap.add_argument("--init-rule", choices=("freestyle", "standard", "renju"),
                     help="with --init NET.gbn: start from this rule's net of the file instead of --rule's (e.g. an "
                          "exact-five or renju run from the freestyle net; both renju colours start from its one codebook)")
@@ -189,7 +233,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", type=_sizes, default=[15],
                     help="board sides whose games are read, comma-separated (default 15); the net is "
                          "written to play the sides its training positions have (the weights' boards)")
+    ap.add_argument("--teacher", action="append", default=[], metavar="FILE",
+                    help="another engine's evaluation of training positions (gomocup-tournament evaluate's output; "
+                         "repeatable): where it labelled a value row, its view takes the searched value's place "
+                         "in the label; needs the record files, even with --cache")
+    teacher.add_scale_arguments(ap)
+    ap.add_argument("--teacher-only", action="store_true",
+                    help="train (and hold out) only the value rows the teacher labelled: a short run that moves "
+                         "the net towards the teacher's view without the rest of the data drowning it")
     args = ap.parse_args(argv)
+    if args.teacher and not args.files:
+        ap.error("--teacher needs the record files (their moves find the labelled positions), even with --cache")
+    if args.teacher_only and not args.teacher:
+        ap.error("--teacher-only needs --teacher")
+    teacher.check_scale_arguments(ap, args)
     if args.init_rule and not args.init:
         ap.error("--init-rule needs --init NET.gbn (the weights file whose net of that rule starts the run)")
     if not args.files and not (args.cache and Path(args.cache).exists()):
@@ -206,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     torch.set_num_threads(max(1, args.threads))
     rows = _data(args, log)
+    rows, taught_notes = _taught(rows, args, log) if args.teacher else (rows, None)
     train, test = rows.select(~rows.held), rows.select(rows.held)
     log(f"{len(train)} training positions ({int(train.value_row.sum())} value rows), {len(test)} held out")
     try:
@@ -231,7 +289,9 @@ def main(argv: list[str] | None = None) -> int:
     step = 0
     if ckpt.exists():
         state = torch.load(ckpt, weights_only=False)
+        state["model"].setdefault("residual", torch.zeros_like(model.residual))
         model.load_state_dict(state["model"])
+        model.free_residual()
         opt.load_state_dict(state["opt"])
         step = int(state["step"])
         log(f"resumed from {ckpt} at step {step} of {total}")
@@ -311,7 +371,10 @@ def main(argv: list[str] | None = None) -> int:
     out.notes[note_key] = {"files": [Path(f).name for f in args.files], "positions": len(train),
                             "tables_crc32": zlib.crc32(read_bytes()[0]),
                             "held_out": {k: (round(v, 5) if isinstance(v, float) else v) for k, v in figures.items()},
-                            "args": {k: v for k, v in vars(args).items() if k not in ("files", "out", "cache", "checkpoint", "base")}}
+                            "args": {k: v for k, v in vars(args).items()
+                                     if k not in ("files", "out", "cache", "checkpoint", "base", "teacher")}}
+    if taught_notes:
+        out.notes[note_key]["teacher"] = taught_notes
     W.save(out, args.out)
     # the export against the trainer's own forward pass on a few held-out positions
     net = W.load(args.out).net_for(args.rule, *trained.boards[0])

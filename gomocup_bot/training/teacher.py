@@ -14,16 +14,33 @@ from __future__ import annotations
 import gzip
 import json
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gomocup_bot.training import features
+if TYPE_CHECKING:  # the rows' type only: the features module loads the board and the search
+    from gomocup_bot.training import features
 
 Key = tuple[str, str]  # (rule, moves)
 
 
 class TeacherError(ValueError):
     """A teacher file that cannot be read (the message names the file and line)."""
+
+
+def add_scale_arguments(ap) -> None:
+    """The options that turn a teacher's units into ours, shared by `train-eval` and `train-net`."""
+    ap.add_argument("--teacher-scale", type=float, default=None, metavar="UNITS",
+                    help="the teacher's evaluation units per logit (default: the scale that best predicts "
+                         "the training games' results)")
+    ap.add_argument("--teacher-mate", type=float, default=0.95, metavar="P",
+                    help="the winrate a teacher's forced win counts as (default 0.95)")
+
+
+def check_scale_arguments(ap, args) -> None:
+    """Refuse a mate winrate outside (0.5, 1) or a scale that is not positive (argparse's error)."""
+    if not 0.5 < args.teacher_mate < 1 or (args.teacher_scale is not None and not args.teacher_scale > 0):
+        ap.error("--teacher-mate must lie between 0.5 and 1, --teacher-scale must be positive")
 
 
 def read(paths: list[str]) -> dict[Key, tuple[float | None, int | None]]:

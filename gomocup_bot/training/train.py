@@ -324,11 +324,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="labels from another engine (gomocup-tournament evaluate's output, JSON lines): "
                          "its value replaces the self-play search's, and positions it did not label are "
                          "left out (repeatable)")
-    ap.add_argument("--teacher-scale", type=float, default=None, metavar="UNITS",
-                    help="the teacher's evaluation units per logit (default: the scale that best predicts "
-                         "the training games' results)")
-    ap.add_argument("--teacher-mate", type=float, default=0.95, metavar="P",
-                    help="the winrate a teacher's forced win counts as (default 0.95)")
+    teacher.add_scale_arguments(ap)
     ap.add_argument("--positions-out", metavar="FILE",
                     help="write the kept positions of the data as JSON lines (rule, size, moves: the input of "
                          "gomocup-tournament evaluate) instead of fitting")
@@ -366,8 +362,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.out:
         ap.error("--out is required (or --positions-out)")
-    if not 0.5 < args.teacher_mate < 1 or (args.teacher_scale is not None and not args.teacher_scale > 0):
-        ap.error("--teacher-mate must lie between 0.5 and 1, --teacher-scale must be positive")
+    teacher.check_scale_arguments(ap, args)
     try:
         taught = teacher.read(args.teacher) if args.teacher else None
     except teacher.TeacherError as exc:

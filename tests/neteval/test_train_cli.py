@@ -3,7 +3,10 @@ file, an interrupted run resumes, a warm start takes an earlier run's net, and a
 file stops the run with the reason (skipped where torch, the optional [train] extra, is absent)."""
 from __future__ import annotations
 
+import argparse
 import gzip
+import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -56,8 +59,9 @@ def _held_out(stderr: str, which: str) -> float:
 
 def test_a_warm_start_from_a_weights_file_keeps_that_net(records, tmp_path):
     """``--init NET.gbn`` (a shipped generation, its checkpoint gone): the heads copied and the
-    mapping network fitted to the codebook give, before any step, about the held-out loss the
-    file's net had at the end of its own run (a start from its checkpoint gives it exactly)."""
+    mapping network fitted to the codebook, with what the fit misses in the residual table, give
+    before any step the held-out loss the file's net had at the end of its own run, as a start
+    from its checkpoint does."""
     first = tmp_path / "g1.gbn"
     cache = str(tmp_path / "pos.npz")
     run = _train(str(records), "--out", str(first), "--cache", cache, "--epochs", "1", *SMALL)
@@ -70,7 +74,7 @@ def test_a_warm_start_from_a_weights_file_keeps_that_net(records, tmp_path):
     exact = _train("--cache", cache, "--out", str(tmp_path / "g0.gbn"), "--epochs", "1", "--seed", "2",
                    "--init", str(tmp_path / "g1.gbn.ckpt"), *SMALL)
     assert abs(_held_out(exact.stderr, "at the start") - trained) < 1e-4
-    assert abs(kept - trained) < 0.01, (kept, trained)
+    assert abs(kept - trained) < 1e-4, (kept, trained)  # what the fit misses is in the residual table
     # a corrupt weights file or one of another shape stops the run with the reason
     bad = tmp_path / "bad.gbn"
     data = bytearray(first.read_bytes())
@@ -156,7 +160,7 @@ def test_an_exact_five_or_renju_run_can_start_from_the_freestyle_net(records, tm
     assert renju.codebook.shape[0] == 2 and free.codebook.shape[0] == 1
     for c in range(2):
         err = np.abs(renju.codebook[c].astype(int) - free.codebook[0].astype(int))
-        assert err.mean() < 4 and err.max() <= 64, (c, err.mean(), err.max())
+        assert err.max() <= 1, (c, err.mean(), err.max())  # the fit and its residual table: the file's codebook
     for view in range(2):
         assert np.allclose(renju.w1[view], free.w1[0]) and np.allclose(renju.wp[view], free.wp[0])
     # a two-codebook renju net cannot seed a one-codebook exact-five run
@@ -171,3 +175,84 @@ def test_an_exact_five_or_renju_run_can_start_from_the_freestyle_net(records, tm
                   "--init", str(first) + ".ckpt", "--init-rule", "freestyle", *SMALL)
     assert ckpt.returncode != 0 and "not a checkpoint" in ckpt.stderr
     assert not (tmp_path / "a.gbn").exists() and not (tmp_path / "c.gbn").exists()
+
+
+def _replayed(moves: str, size: int = 15) -> np.ndarray:
+    """The cells after ``moves`` as the side to move sees them (1 own, 2 the opponent's), worked
+    out here from the letters alone, apart from the trainer's board."""
+    cells = np.zeros(size * size, dtype=np.uint8)
+    plies = len(moves) // 2
+    for j in range(plies):
+        x, y = ord(moves[2 * j]) - 97, ord(moves[2 * j + 1]) - 97
+        cells[y * size + x] = 1 if j % 2 == plies % 2 else 2
+    return cells
+
+
+def test_a_teachers_labels_replace_the_searched_values_of_the_positions_it_judged(records, tmp_path):
+    """``--teacher``: each teacher line names a position by its moves; the row of exactly that
+    position (its cells replayed here from the letters) gets the teacher's view in our units, the
+    rows it did not judge keep their searched value, and ``--teacher-only`` trains the value on
+    the judged rows alone. A cache without plies, or no record files, stops the run with why."""
+    from gomocup_bot.training import nettrain
+    from gomocup_bot.training.netdata import rows_of_files
+    from gomocup_bot.training.records import read
+
+    recs = list(read(records))
+    labels = {}  # moves -> (eval, mate): the position after 12 and after 20 plies of every other game
+    for k, rec in enumerate(recs[::2]):
+        for ply, line in ((12, {"eval": 100 * (k % 3 - 1)}), (20, {"mate": 7 if k % 2 else -4})):
+            if 2 * ply < len(rec.moves):
+                labels[rec.moves[: 2 * ply]] = line
+    file = tmp_path / "teacher.jsonl"
+    file.write_text("".join(json.dumps({"rule": "freestyle", "size": 15, "moves": m, **v}) + "\n"
+                            for m, v in labels.items()) + '{"rule": "freestyle", "mo')  # cut mid-write: ignored
+    rows = rows_of_files([str(records)], "freestyle", log=lambda _: None)
+    before = rows.score.copy()
+    args = argparse.Namespace(
+        teacher=[str(file)], files=[str(records)], rule="freestyle", teacher_scale=100.0, teacher_mate=0.95,
+        teacher_only=False)
+    same, notes = nettrain._taught(rows, args, lambda _: None)
+    assert same is rows
+    cap = 250 * math.log(0.95 / 0.05)
+    changed = np.flatnonzero(~np.isclose(rows.score, before, equal_nan=True))
+    judged_rows = []
+    for rec in recs:
+        for i in np.flatnonzero(rows.game == nettrain_hash(records, rec.id)):
+            key = rec.moves[: 2 * int(rows.ply[i])]
+            assert np.array_equal(rows.cells[i, :225], _replayed(key))  # the row is that position
+            if key in labels and rows.value_row[i]:
+                judged_rows.append(i)
+                want = cap * np.sign(labels[key]["mate"]) if "mate" in labels[key] else 2.5 * labels[key]["eval"]
+                assert rows.score[i] == pytest.approx(want, abs=1e-3)
+            else:
+                assert i not in changed
+    judged = len(judged_rows)
+    assert judged == notes["rows"] > 10 and notes["scale"] == 100.0
+    value_rows = int(rows.value_row.sum())
+    only = argparse.Namespace(**{**vars(args), "teacher_only": True})
+    fresh = rows_of_files([str(records)], "freestyle", log=lambda _: None)
+    kept, _ = nettrain._taught(fresh, only, lambda _: None)
+    assert len(kept) == int(kept.value_row.sum()) == judged < value_rows
+    assert np.array_equal(kept.score, rows.score[sorted(judged_rows)])
+
+    out = tmp_path / "t.gbn"
+    run = _train(str(records), "--out", str(out), "--cache", str(tmp_path / "pos.npz"), "--epochs", "1",
+                 "--teacher", str(file), "--teacher-scale", "100", "--teacher-only", *SMALL)
+    assert run.returncode == 0, run.stderr
+    note = W.load(out).notes["freestyle"]["teacher"]
+    assert note["rows"] == judged and note["only"] and note["files"] == ["teacher.jsonl"]
+    assert note["scale"] == 100.0
+    # a cache of rows without plies (written before rows had them) cannot be taught
+    with np.load(tmp_path / "pos.npz") as z:
+        np.savez_compressed(tmp_path / "old.npz", **{k: z[k] for k in z.files if k != "ply"})
+    old = _train(str(records), "--out", str(tmp_path / "o.gbn"), "--cache", str(tmp_path / "old.npz"),
+                 "--epochs", "1", "--teacher", str(file), *SMALL)
+    assert old.returncode != 0 and "without each row's ply" in old.stderr
+    alone = _train("--cache", str(tmp_path / "pos.npz"), "--out", str(tmp_path / "a.gbn"), "--teacher", str(file), *SMALL)
+    assert alone.returncode != 0 and "--teacher needs the record files" in alone.stderr
+
+
+def nettrain_hash(records: Path, rec_id: int) -> int:
+    from gomocup_bot.training.netdata import game_hash
+    return game_hash(str(records), rec_id)
+

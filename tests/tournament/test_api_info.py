@@ -57,6 +57,13 @@ def test_our_brains_summary_as_the_search_writes_it() -> None:
         ("multipv 1 ev 35 w 55.00 d 10.00 stdev 0.12 v 1234K seldepth 12 n 3M n/ms 12 tm 50 prior 0.12 pv H8",
          {"multipv": 1, "eval": 35, "winrate": 0.55, "nodes": 3_000_000, "seldepth": 12, "speed": 12_000, "time_ms": 50,
           "pv": (H8,)}),
+        # PentaZen
+        ("dep 11-19 ev -254 nd 412k tm 51 sp 8078", {"depth": 11, "seldepth": 19, "eval": -254, "nodes": 412_000,
+                                                      "time_ms": 51, "speed": 8_078_000}),
+        ("dep 9-9 ev +v5 nd 1234 tm 3 sp 411", {"depth": 9, "seldepth": 9, "mate": 5, "nodes": 1234, "time_ms": 3,
+                                                "speed": 411_000}),
+        ("dep 7-12 ev -v8 nd 2m tm 40 sp 50000", {"depth": 7, "seldepth": 12, "mate": -8, "nodes": 2_000_000,
+                                                  "time_ms": 40, "speed": 50_000_000}),
         # Yixin and plain texts
         ("REALTIME VAL 35", {"eval": 35}),
         ("REALTIME PV 7,7 8,8", {"pv": (H8, I9)}),

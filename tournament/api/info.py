@@ -13,6 +13,7 @@ GUI extensions add a few forms. This module reads the common ones and keeps ever
   texts in both modes: `Depth 12-20 | Eval 35 | Time 123ms | H8 I9 J10`, `Speed 1234K | Depth 12-20 |
   Eval 35 | Node 3M | Time 1s`, `(1) 35 | 12-20 | H8 I9`, `(1) 35 (W 55.00, D 10.00, S 0.12) | V 1234K
   | SD 12 | H8 I9`, `Bestline H8 I9`, `depth 12-20 multipv 1 ev 35 n 3M n/ms 1234 tm 1234 pv H8 I9`;
+- PentaZen's `dep 12-20 ev 35 nd 3m tm 51 sp 1234` (`ev +v5`: a forced win in five; `sp` nodes a ms);
 - Yixin's `MESSAGE REALTIME VAL 35` / `REALTIME PV ...` and everybody's `MESSAGE REALTIME BEST x,y`;
 - plain texts such as `MESSAGE depth 12 eval 35` (the protocol reference's example), with keys
   like depth, seldepth/sel/sd, eval/ev/score/val, winrate/wr/w, nodes/node/n/visits, speed/nps,
@@ -34,19 +35,19 @@ from tournament.api.position import Square, parse_square
 RAW_LINES_KEPT = 200  # thinking lines kept per search (the latest ones)
 
 _KEYS = {
-    "depth": "depth",
+    "depth": "depth", "dep": "depth",
     "seldepth": "seldepth", "sel": "seldepth", "sd": "seldepth",
     "eval": "eval", "ev": "eval", "evaluation": "eval", "score": "eval", "val": "eval", "value": "eval", "cp": "eval",
     "winrate": "winrate", "wr": "winrate", "w": "winrate_percent", "win": "winrate",
     "nodes": "nodes", "node": "nodes", "n": "nodes", "visits": "nodes", "visit": "nodes", "v": "nodes",
-    "totalnodes": "nodes",
-    "speed": "speed", "nps": "speed", "n/ms": "speed_per_ms",
+    "totalnodes": "nodes", "nd": "nodes",
+    "speed": "speed", "nps": "speed", "sp": "speed_per_ms", "n/ms": "speed_per_ms",
     "time": "time", "tm": "time", "totaltime": "time",
     "pv": "pv", "bestline": "pv", "line": "pv",
     "multipv": "multipv",
 }
 _NUMBER = re.compile(r"^([+-]?\d+(?:\.\d+)?)([KMGT]?)$", re.IGNORECASE)
-_MATE = re.compile(r"^([+-]?)M(\d+|\*)$", re.IGNORECASE)
+_MATE = re.compile(r"^([+-]?)M(\d+|\*)$|^([+-])V(\d+)$", re.IGNORECASE)  # Rapfi's +M5, PentaZen's +v5
 _RANGE = re.compile(r"^(\d+)-(\d+)$")
 _TIME = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|min|h)?$", re.IGNORECASE)
 _LABELS = re.compile(r"^(?:\[?[A-Za-z]\d{1,2}\]?)+$")
@@ -119,11 +120,12 @@ def _eval(token: str, fields: dict[str, Any]) -> bool:
     token = token.strip(",;()")
     mate = _MATE.match(token)
     if mate:
-        sign = -1 if mate.group(1) == "-" else 1
-        if mate.group(2) == "*":  # proven from a database, length unknown
+        sign_text, length = (mate.group(1), mate.group(2)) if mate.group(2) else (mate.group(3), mate.group(4))
+        sign = -1 if sign_text == "-" else 1
+        if length == "*":  # proven from a database, length unknown
             fields["winrate"] = 1.0 if sign > 0 else 0.0
         else:
-            fields["mate"] = sign * int(mate.group(2))
+            fields["mate"] = sign * int(length)
         fields["eval"] = None  # a mate score replaces an earlier plain one, and the other way round
         return True
     value = _number(token)
