@@ -8,7 +8,11 @@ scores every given ``.gbn`` on its held-out value rows with the engine's own num
 blended label (λ · result + (1 − λ) · sigmoid(value / 250)) and the result alone.
 
     PYTHONPATH=. .venv/bin/python benchmarks/net_heldout.py POSITIONS.npz NET.gbn [NET.gbn ...]
-        [--rule freestyle] [--lambda 0.5] [--limit N]
+        [--rule freestyle] [--lambda 0.5] [--limit N] [--by-ply 20,40,60,80]
+
+`--by-ply` adds each net's blend loss on the rows of each stretch of plies: a net may fit the
+many opening rows and the filled boards of drawn games better and the middle game worse, which
+the one figure over all rows hides.
 """
 from __future__ import annotations
 
@@ -63,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rule", default="freestyle", choices=sorted(RULES))
     ap.add_argument("--lambda", dest="lam", type=float, default=0.5, help="the game result's weight in the label")
     ap.add_argument("--limit", type=int, default=0, help="score only the first N held-out value rows (0: all)")
+    ap.add_argument("--by-ply", default="", metavar="P1,P2,...",
+                    help="also the blend loss on the rows between these plies (e.g. 20,40,60,80: five stretches)")
     args = ap.parse_args(argv)
     rows = NetRows.load(args.positions)
     rows = rows.select(rows.held & rows.value_row)
@@ -70,14 +76,36 @@ def main(argv: list[str] | None = None) -> int:
         rows = rows.select(slice(0, args.limit))
     y = labels(rows, args.lam)
     tables = rows.table_eval / LABEL_SCALE
+    stretches = ply_stretches(rows.ply, args.by_ply)
     print(f"{len(rows)} held-out value rows of {args.positions}")
-    print(f"{'tables':40s} blend {bce(tables, y):.4f}  result {bce(tables, rows.result):.4f}")
+    if stretches:
+        print(f"{'plies':40s} " + "  ".join(f"{name:>7s}" for name, _ in stretches))
+        print(f"{'rows':40s} " + "  ".join(f"{int(part.sum()):7d}" for _, part in stretches))
+    report("tables", tables, y, rows.result, stretches)
     for path in args.nets:
         t0 = time.monotonic()
-        lg = logits(path, args.rule, rows)
-        print(f"{Path(path).name:40s} blend {bce(lg, y):.4f}  result {bce(lg, rows.result):.4f}"
-              f"  ({time.monotonic() - t0:.0f} s)", flush=True)
+        report(Path(path).name, logits(path, args.rule, rows), y, rows.result, stretches,
+               f"  ({time.monotonic() - t0:.0f} s)")
     return 0
+
+
+def ply_stretches(ply: np.ndarray, edges: str) -> list[tuple[str, np.ndarray]]:
+    """The rows of each stretch of plies cut at ``edges`` ("20,40": below 20, 20-39, 40 on)."""
+    if not edges:
+        return []
+    if (ply < 0).any():
+        raise SystemExit("--by-ply needs a cache whose rows carry their ply (written by train-net since 95fd899)")
+    cuts = sorted(int(e) for e in edges.split(","))
+    bounds = [0, *cuts, 1 << 15]
+    return [(f"{lo}-{hi - 1}" if hi < 1 << 15 else f"{lo}+", (ply >= lo) & (ply < hi))
+            for lo, hi in zip(bounds, bounds[1:])]
+
+
+def report(name: str, lg: np.ndarray, y: np.ndarray, result: np.ndarray,
+           stretches: list[tuple[str, np.ndarray]], tail: str = "") -> None:
+    """One line of losses: blend and result over all rows, then the blend by stretch of plies."""
+    parts = "".join(f"  {bce(lg[part], y[part]) if part.any() else float('nan'):7.4f}" for _, part in stretches)
+    print(f"{name:40s} blend {bce(lg, y):.4f}  result {bce(lg, result):.4f}{parts}{tail}", flush=True)
 
 
 if __name__ == "__main__":

@@ -71,7 +71,8 @@ class LineNet(nn.Module):
         self.bp = nn.Parameter(torch.zeros(codebooks))
         self.tw = nn.Parameter(torch.ones(codebooks))  # the tables' value passes through at first
         # a free table added to the mapping network's codebook: zero and frozen unless a warm start
-        # from a weights file sets it to what the fitted mapping network misses (`take_net`)
+        # from a weights file sets it to what the fitted mapping network misses (`take_net`); the
+        # trainer holds it there unless told otherwise (train-net --freeze)
         self.residual = nn.Parameter(torch.zeros(codebooks, N_WINDOWS, feature), requires_grad=False)
         onehot, rev = _all_windows()
         self.register_buffer("onehot", onehot, persistent=False)
@@ -181,9 +182,10 @@ class LineNet(nn.Module):
         return worst
 
     def free_residual(self) -> None:
-        """Train the residual table: on after a warm start from a weights file (it holds what the
-        mapping network missed, so the start is the file's net exactly), and after loading a
-        checkpoint of such a run (a nonzero table)."""
+        """Let the residual table train when it holds something: after a warm start from a weights
+        file (what the mapping network missed, so the start is the file's net exactly) and after
+        loading a checkpoint of such a run. `train-net --freeze residual` (its default) then holds
+        it again."""
         self.residual.requires_grad_(bool(self.residual.detach().abs().max() > 0))
 
     @torch.no_grad()

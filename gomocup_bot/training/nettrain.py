@@ -15,6 +15,9 @@ boards it learned that the main net does not play (a 20 × 20 net beside a 15 ×
 ``--teacher`` another engine's evaluation of the positions (``gomocup-tournament evaluate``'s
 output, read by `training.teacher`) takes the searched value's place in the label where it judged
 them; ``--teacher-only`` keeps only those positions, for a short run towards the teacher's view.
+``--freeze`` holds named parameters at their start: by default the residual table of a warm start
+from a weights file (trained, it cost a run on all the freestyle data eleven points against
+d96511c: docs/eval.md).
 
 Needs PyTorch: ``pip install '.[train]'``. The brain never imports this module.
 """
@@ -156,6 +159,18 @@ def _taught(rows, args, log) -> tuple[object, dict]:
     return (rows.select(labelled) if args.teacher_only else rows), notes
 
 
+FREEZABLE = ("residual", "tw", "w1", "b1", "w2", "b2", "wp", "bp")
+
+
+def _frozen_parts(text: str) -> tuple[str, ...]:
+    """``--freeze``'s list: names of `LineNet` parameters, checked."""
+    parts = tuple(p.strip() for p in text.split(",") if p.strip())
+    unknown = [p for p in parts if p not in FREEZABLE]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"not a part of the net: {', '.join(unknown)} (choose among {', '.join(FREEZABLE)})")
+    return parts
+
+
 def _init_from(model, path: str, rule: str, log, from_rule: str | None = None) -> None:
     """Load an earlier run's model weights (a warm start for the next generation): its checkpoint,
     or a weights file (`net.gbn`) whose net for ``rule`` the model is fitted to (`LineNet.take_net`:
@@ -216,6 +231,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init-rule", choices=("freestyle", "standard", "renju"),
                     help="with --init NET.gbn: start from this rule's net of the file instead of --rule's (e.g. an "
                          "exact-five or renju run from the freestyle net; both renju colours start from its one codebook)")
+    ap.add_argument("--freeze", type=_frozen_parts, default=("residual",), metavar="PARTS",
+                    help="parameters that keep their start's values, comma-separated among "
+                         f"{', '.join(FREEZABLE)} (default: residual, the table a warm start from a weights file "
+                         "fills with what the mapping network's fit missed; '' trains it too)")
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--batch", type=int, default=512)
     ap.add_argument("--lr", type=float, default=2e-3)
@@ -300,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
         figures = evaluate_rows(model, test, args.lam)  # how much of the earlier net the warm start kept
         log("held out, at the start: " + ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
                                                   for k, v in figures.items()))
+    for name in args.freeze:
+        getattr(model, name).requires_grad_(False)
 
     def save_ckpt() -> None:
         tmp = ckpt.with_name(ckpt.name + ".tmp")

@@ -88,6 +88,37 @@ def test_a_warm_start_from_a_weights_file_keeps_that_net(records, tmp_path):
     assert not (tmp_path / "g4.gbn").exists()
 
 
+def test_a_warm_start_keeps_its_residual_table_and_what_freeze_names(records, tmp_path):
+    """After ``--init NET.gbn`` the residual table holds what the mapping network's fit missed. By
+    default (``--freeze residual``) it stays as the start set it and the codebook learns only
+    through the mapping network; ``--freeze ''`` trains it too, and ``--freeze`` keeps any named
+    part (here the tables' weight ``tw``) while the rest learns."""
+    first = tmp_path / "g1.gbn"
+    cache = str(tmp_path / "pos.npz")
+    assert _train(str(records), "--out", str(first), "--cache", cache, "--epochs", "1", *SMALL).returncode == 0
+
+    def residual_after(name: str, *extra: str) -> np.ndarray:
+        run = _train("--cache", cache, "--out", str(tmp_path / name), "--init", str(first), *extra, *SMALL)
+        assert run.returncode == 0, run.stderr
+        return torch.load(tmp_path / f"{name}.ckpt", weights_only=False)["model"]["residual"].numpy()
+
+    start = residual_after("start.gbn", "--epochs", "0")
+    assert np.abs(start).max() > 0  # the fit of a small mapping network leaves something to keep
+    kept = residual_after("kept.gbn", "--epochs", "2")
+    assert np.array_equal(kept, start)
+    trained = residual_after("trained.gbn", "--epochs", "2", "--freeze", "")
+    assert np.abs(trained - start).max() > 1e-3
+    nets = {name: W.load(tmp_path / f"{name}.gbn").rules["freestyle"] for name in ("start", "kept", "trained")}
+    # the kept run's codebook still learned (through the mapping network), and so did its tables' weight
+    assert not np.array_equal(nets["kept"].codebook, nets["start"].codebook)
+    assert not np.array_equal(nets["kept"].tw, nets["start"].tw)
+    residual_after("tw.gbn", "--epochs", "2", "--freeze", "residual,tw")
+    held = W.load(tmp_path / "tw.gbn").rules["freestyle"]
+    assert np.array_equal(held.tw, nets["start"].tw) and not np.array_equal(held.w2, nets["start"].w2)
+    wrong = _train("--cache", cache, "--out", str(tmp_path / "x.gbn"), "--freeze", "tw,pool", *SMALL)
+    assert wrong.returncode != 0 and "not a part of the net: pool" in wrong.stderr
+
+
 def test_a_warm_start_from_a_missing_or_other_shaped_net_stops_with_the_reason(records, tmp_path):
     missing = _train(str(records), "--out", str(tmp_path / "x.gbn"), "--epochs", "1",
                      "--init", str(tmp_path / "none.ckpt"), *SMALL)
