@@ -24,7 +24,8 @@ below), ``reuse`` (MCTS: keep the tree from one move to the next); the PVS's ``e
 default: the evaluation's pattern sums averaged over this and the previous position), ``extend``
 (the forced defence against an open three costs no depth: 1 everywhere, 2 at PV nodes; off),
 ``iir`` (internal iterative reduction: nodes this deep or deeper without a hash move search one
-ply less; 0, off), ``width`` (moves kept at a quiet inner node, 14), ``mate_width`` (1: such a
+ply less; 0, off), ``width`` (moves kept at a quiet inner node, 14; ``net_width``, 18, where the
+net evaluates), ``mate_width`` (1: such a
 node searches past its width while every kept move loses by force, so the cut claims no false
 forced loss; 0, off), ``mated`` (1: a root that sees every move lose goes on searching with
 ``mate_width`` on, since the width cut of its own moves may have claimed the loss; 0, off), ``root_lmr`` (1: the root's late quiet moves get a reduced null-window
@@ -322,11 +323,13 @@ class FullEngine(SearchEngineBase):
                                                          latent=self.option("latent", PvsConfig.latent, int),
                                                          net=self.net,
                                                          net_policy=self.option("net_policy", PvsConfig.net_policy, int),
+                                                         net_avg=self.option("net_avg", PvsConfig.net_avg, int),
                                                          counter=self.option("counter", PvsConfig.counter, int),
                                                          static_margin=self.option("static_margin",
                                                                                    PvsConfig.static_margin, int),
                                                          razor=self.option("razor", PvsConfig.razor, int),
                                                          width=self.option("width", PvsConfig.width, int),
+                                                         net_width=self.option("net_width", PvsConfig.net_width, int),
                                                          max_depth=self.option("max_depth", PvsConfig.max_depth, int),
                                                          sharp_time=self.sharp_time))
 

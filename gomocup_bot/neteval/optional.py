@@ -15,7 +15,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from .state import net_play, net_policy, net_take, net_value
+from .state import net_play, net_policy, net_take, net_value, net_value_mean
 
 NoNet = namedtuple("NoNet", ["none"])
 
@@ -39,8 +39,9 @@ def maybe_take(n, b, p, colour):
     raise NotImplementedError("called from numba kernels only")
 
 
-def maybe_value(n, view, mask, tables):
-    """`state.net_value` on a net's state; the tables' value ``tables`` on `NoNet` (jitted code only)."""
+def maybe_value(n, view, mask, tables, prev):
+    """`state.net_value` on a net's state (`state.net_value_mean` with the pool before move
+    ``prev`` when ``prev`` >= 0); the tables' value ``tables`` on `NoNet` (jitted code only)."""
     raise NotImplementedError("called from numba kernels only")
 
 
@@ -67,10 +68,15 @@ def _maybe_take(n, b, p, colour):
 
 
 @overload(maybe_value, jit_options=_OPTIONS)
-def _maybe_value(n, view, mask, tables):
+def _maybe_value(n, view, mask, tables, prev):
     if _is_no_net(n):
-        return lambda n, view, mask, tables: np.int64(tables)
-    return lambda n, view, mask, tables: net_value(n, view, mask, tables)
+        return lambda n, view, mask, tables, prev: np.int64(tables)
+
+    def value(n, view, mask, tables, prev):
+        if prev >= 0:
+            return net_value_mean(n, view, mask, tables, prev)
+        return net_value(n, view, mask, tables)
+    return value
 
 
 @overload(maybe_policy, jit_options=_OPTIONS)

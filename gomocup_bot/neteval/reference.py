@@ -51,7 +51,21 @@ def logit(weights: NetWeights, net: RuleNet, cells: np.ndarray, view: int, mask:
     """The value head's logit for side ``view`` to move with threat mask ``mask`` and the tables'
     static value ``tables`` (evaluation units)."""
     base = pool(weights, net, np.zeros_like(cells), view)
-    x = (pool(weights, net, cells, view) - base) / (weights.act_scale * weights.pool_norm)
+    return _head(weights, net, pool(weights, net, cells, view) - base, view, mask, tables)
+
+
+def logit_mean(weights: NetWeights, net: RuleNet, cells: np.ndarray, before: np.ndarray, view: int, mask: int,
+               tables: float = 0.0) -> float:
+    """`logit` on the mean of the pools of ``cells`` and ``before`` (the position a move earlier),
+    both seen by side ``view``."""
+    base = pool(weights, net, np.zeros_like(cells), view)
+    both = pool(weights, net, cells, view) + pool(weights, net, before, view) - 2 * base
+    return _head(weights, net, both / 2.0, view, mask, tables)
+
+
+def _head(weights: NetWeights, net: RuleNet, pooled: np.ndarray, view: int, mask: int, tables: float) -> float:
+    """The value head on ``pooled`` (the pool less the empty board's, in the integer units)."""
+    x = pooled / (weights.act_scale * weights.pool_norm)
     bits = np.array([(mask >> t) & 1 for t in range(MASK_BITS)], dtype=np.float64)
     inp = np.concatenate([x, bits])
     hid = np.maximum(np.asarray(net.w1[view], np.float64) @ inp + np.asarray(net.b1[view], np.float64), 0.0)

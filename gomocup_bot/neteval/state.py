@@ -104,7 +104,8 @@ def refresh(n, b):
     feature = n.acc.shape[2]
     s_act = np.int32(n.conf[C_ACT])
     n.pool[:, :] = 0
-    n.top[b.meta[M_NMOVES]] = 0
+    nm = b.meta[M_NMOVES]
+    n.top[nm] = 0
     w = b.meta[M_WIDTH]
     for y in range(b.meta[M_HEIGHT]):
         base = (y + b.meta[M_PAD]) * b.meta[M_STRIDE] + b.meta[M_PAD]
@@ -123,6 +124,10 @@ def refresh(n, b):
                     for f in range(feature):
                         a = min(max(n.acc[view, q, f], 0), s_act)
                         n.pool[view, f] += a - n.act0[view, f]
+    if nm > 0:  # the pool "before the last move" at the root is the root's own (no mean there)
+        for view in range(2):
+            for f in range(feature):
+                n.hist[nm - 1, view, f] = n.pool[view, f]
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
@@ -226,7 +231,21 @@ def net_take(n, b, p, colour):
 @njit(cache=True, nogil=True, fastmath=True, _nrt=False)
 def net_logit(n, view, mask, tables):
     """The value head for side ``view`` (0 black, 1 white) to move, as a logit of its winning;
-    ``tables``: the tables' static value of the position (evaluation units), weighted by ``tw``.
+    ``tables``: the tables' static value of the position (evaluation units), weighted by ``tw``."""
+    return _head(n, view, mask, tables, -1)
+
+
+@njit(cache=True, nogil=True, fastmath=True, _nrt=False)
+def net_logit_mean(n, view, mask, tables, prev):
+    """`net_logit` on the mean of this position's pool and ``hist[prev]``'s (the pool before move
+    number ``prev``, seen by the same side), as the tables' ``eval_avg`` averages their sums:
+    it damps the swing of a value read by the side to move from one ply to the next."""
+    return _head(n, view, mask, tables, prev)
+
+
+@njit(cache=True, nogil=True, fastmath=True, forceinline=True, _nrt=False)
+def _head(n, view, mask, tables, prev):
+    """The value head on the pool (``prev`` < 0) or on its mean with ``hist[prev]``.
     The hidden layer is built input by input from the transposed first layer (``w1t``, one row of
     hidden weights an input): each step is one multiply-add over the hidden units the compiler
     vectorises, with no sum across lanes, and a mask bit that is not set costs nothing. (A dot
@@ -240,8 +259,13 @@ def net_logit(n, view, mask, tables):
     for j in range(hidden):
         h[j] = b1[j]
     inv = np.float32(n.conf[C_INV])
+    if prev >= 0:
+        inv = inv * np.float32(0.5)
     for f in range(feature):
-        xf = np.float32(n.pool[view, f] - n.base[view, f]) * inv
+        if prev >= 0:
+            xf = np.float32(n.pool[view, f] + n.hist[prev, view, f] - 2 * n.base[view, f]) * inv
+        else:
+            xf = np.float32(n.pool[view, f] - n.base[view, f]) * inv
         row = w1t[f]
         for j in range(hidden):
             h[j] += xf * row[j]
@@ -262,6 +286,12 @@ def net_logit(n, view, mask, tables):
 def net_value(n, view, mask, tables):
     """The value head in evaluation units (the search's scale), rounded."""
     return np.int64(np.round(net_logit(n, view, mask, tables) * n.conf[C_SCALE]))
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def net_value_mean(n, view, mask, tables, prev):
+    """`net_logit_mean` in evaluation units, rounded."""
+    return np.int64(np.round(net_logit_mean(n, view, mask, tables, prev) * n.conf[C_SCALE]))
 
 
 @njit(cache=True, nogil=True, _nrt=False)

@@ -84,7 +84,8 @@ P_NET = 23  # 1: the network evaluation (`neteval`, the work's `net` state) give
 P_NET_POLICY = 24  # with P_NET: the policy head's logit times this joins a candidate's ordering score (0: off)
 P_STATIC_MARGIN = 25  # the static cut's margin, evaluation units a ply of remaining depth
 P_RAZOR_SCALE = 26  # the razor's margins (`RAZOR_MARGIN`) in hundredths
-P_LEN = 27
+P_NET_AVG = 27  # with P_NET: 1, the value head reads the mean of this and the previous position's pool
+P_LEN = 28
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -287,7 +288,10 @@ def evaluate(b, side, w):
     elif v < -(WIN_BOUND - 1):
         v = -(WIN_BOUND - 1)
     if w.params[P_NET] != 0:  # the net reads the tables' value beside its own features
-        v = maybe_value(w.net, me, threat_mask(b, me, op), v)
+        prev = -1
+        if w.params[P_NET_AVG] != 0 and b.meta[M_NMOVES] > 0:
+            prev = b.meta[M_NMOVES] - 1
+        v = maybe_value(w.net, me, threat_mask(b, me, op), v, prev)
         if v > WIN_BOUND - 1:
             v = WIN_BOUND - 1
         elif v < -(WIN_BOUND - 1):

@@ -52,8 +52,8 @@ def test_off_never_reads_the_weights_file(monkeypatch, tmp_path):
         network_for(_board(RULE_FREESTYLE), NET_AUTO)
 
 
-def _nodes(board, side: int, net: int) -> tuple[int, int]:
-    searcher = PvsSearcher(8 << 20, PvsConfig(threads=1, net=net))
+def _nodes(board, side: int, net: int, **config) -> tuple[int, int]:
+    searcher = PvsSearcher(8 << 20, PvsConfig(threads=1, net=net, **config))
     out = searcher.search(board, side, np.zeros(1, dtype=np.int32), soft_deadline=None, hard_deadline=None,
                           max_depth=6)
     return out.nodes, out.move
@@ -109,3 +109,17 @@ def test_a_net_for_another_board_plays_that_board(monkeypatch, tmp_path):
     assert network_for(board, NET_AUTO)[1] is network.weights().sized[0][1]
     assert _nodes(board, side, NET_AUTO) == both != _nodes(board, side, NET_OFF)
     assert network_for(_board(RULE_FREESTYLE, 19), NET_AUTO) is None  # neither net plays 19 x 19
+
+
+def test_a_net_search_keeps_net_width_moves_and_a_tables_search_width():
+    """``net_width`` (18) is the quiet inner nodes' width where the net evaluates, ``width`` (14)
+    where the tables do: each search ignores the other's, and the widths differ in its tree."""
+    assert (PvsConfig.width, PvsConfig.net_width) == (14, 18)
+    board = _board(RULE_FREESTYLE)
+    side = 1 + len(STONES) % 2
+    net = _nodes(board, side, NET_ON)
+    assert _nodes(board, side, NET_ON, width=30) == net
+    assert _nodes(board, side, NET_ON, net_width=14) != net
+    assert _nodes(board, side, NET_ON, net_width=14) == _nodes(board, side, NET_ON, net_width=14, width=30)
+    tables = _nodes(board, side, NET_OFF)
+    assert _nodes(board, side, NET_OFF, net_width=30) == tables != _nodes(board, side, NET_OFF, width=18)

@@ -6,10 +6,11 @@ import numba
 import numpy as np
 import pytest
 
+from gomocup_bot.core.constants import M_NMOVES
 from gomocup_bot.search import pvs as K
 from gomocup_bot.search.bench import midgame_boards
 from gomocup_bot.neteval import reference as R
-from gomocup_bot.neteval.state import net_policy, net_value, new_state
+from gomocup_bot.neteval.state import net_policy, net_value, net_value_mean, new_state
 
 
 def test_the_policy_weight_moves_the_ordering_scores_by_the_heads_logits():
@@ -27,10 +28,11 @@ def test_the_policy_weight_moves_the_ordering_scores_by_the_heads_logits():
         assert scores[1000][q] == sc + int(1000 * float(net_policy(st, side - 1, q))), q
 
 
-def _work(board, st, policy=0):
+def _work(board, st, policy=0, avg=0):
     params = K.default_params()
     params[K.P_NET] = 1
     params[K.P_NET_POLICY] = policy
+    params[K.P_NET_AVG] = avg
     return K.new_work(board, K.new_tt(1 << 16), params, np.zeros(1, dtype=np.int32), st)
 
 
@@ -63,6 +65,33 @@ def test_the_static_value_is_the_nets_read_with_the_threat_mask_and_the_tables_v
     want = int(net_value(st, me, K.threat_mask(board, me, 1 - me), table_value))
     want = max(-(K.WIN_BOUND - 1), min(K.WIN_BOUND - 1, want))
     assert K.evaluate(board, side, w) == want != table_value
+
+
+def test_with_net_avg_the_static_value_below_the_root_reads_the_mean_pool():
+    """``P_NET_AVG``: a node below the search's root is valued on the mean of its pool and its
+    parent's; the root itself (its parent's pool unknown to the state) on its own."""
+    weights = R.random_weights(feature=8, hidden=8, seed=6)
+    net = weights.rules["freestyle"]
+    board, side = midgame_boards()[5]
+    st = new_state(board, weights, net)
+    w = _work(board, st, avg=1)
+    plain = _work(board, new_state(board, weights, net))
+    assert K.evaluate(board, side, w) == K.evaluate(board, side, plain)
+    tables = K.new_work(board, K.new_tt(1 << 16), K.default_params(), np.zeros(1, dtype=np.int32))
+    n = K.gen_moves(board, side, w, 0, 0, -1)
+    differ = 0
+    for i in range(n):
+        q = np.int64(w.moves[i])
+        K._play(board, q, side, w)
+        other = 3 - side
+        mask = K.threat_mask(board, 2 - side, side - 1)
+        want = int(net_value_mean(st, other - 1, mask, K.evaluate(board, other, tables), int(board.meta[M_NMOVES]) - 1))
+        want = max(-(K.WIN_BOUND - 1), min(K.WIN_BOUND - 1, want))
+        got = K.evaluate(board, other, w)
+        assert got == want
+        differ += got != int(net_value(st, other - 1, mask, K.evaluate(board, other, tables)))
+        K._take(board, side, w)
+    assert n > 10 and differ > n // 2
 
 
 def test_a_search_on_the_tables_carries_no_net_and_searches_as_with_the_net_switched_off():

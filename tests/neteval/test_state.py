@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 from gomocup_bot.core.board import new_board, play, take, to_pos, block
-from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_WIDTH, RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
+from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_NMOVES, M_WIDTH, RULE_EXACT, RULE_FREESTYLE, RULE_RENJU
 from gomocup_bot.neteval import reference as R
 from gomocup_bot.neteval import weights as W
-from gomocup_bot.neteval.state import net_logit, net_play, net_policy, net_take, new_state
+from gomocup_bot.neteval.state import net_logit, net_logit_mean, net_play, net_policy, net_take, new_state
 
 RULES = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU}
 
@@ -127,6 +127,42 @@ def test_the_heads_equal_the_numpy_reference(rule):
                 for x in range(15):
                     if cells[y, x] == EMPTY:
                         assert float(net_policy(st, view, to_pos(b, x, y))) == pytest.approx(pol[y, x], rel=1e-4, abs=1e-4)
+
+
+def test_the_mean_head_reads_the_mean_of_this_and_the_previous_positions_pool():
+    """`net_logit_mean` against the reference on both positions' cells; at a state's first
+    position (a search's root) the pool "before" is its own, so the mean is the plain head."""
+    weights = R.random_weights(feature=16, hidden=12, seed=12)
+    net = weights.rules["freestyle"]
+    rng = np.random.default_rng(9)
+    b = new_board(15, 15, 5, RULE_FREESTYLE)
+    for x, y, side in ((7, 7, 1), (8, 8, 2), (6, 8, 1)):
+        play(b, to_pos(b, x, y), side)
+    st = new_state(b, weights, net)
+    root = int(b.meta[M_NMOVES])
+    for view in range(2):
+        assert float(net_logit_mean(st, view, 5, 40.0, root - 1)) == pytest.approx(float(net_logit(st, view, 5, 40.0)),
+                                                                                      abs=1e-6)
+    side = 2
+    before = _cells(b)
+    for _ in range(25):
+        while True:
+            x, y = rng.integers(15, size=2)
+            p = to_pos(b, x, y)
+            if b.cells[p] == EMPTY:
+                break
+        play(b, p, side)
+        net_play(st, b, p, side)
+        side = 3 - side
+        cells = _cells(b)
+        for view in range(2):
+            mask = int(rng.integers(0, 1 << 11))
+            tables = float(rng.integers(-600, 600))
+            got = float(net_logit_mean(st, view, mask, tables, int(b.meta[M_NMOVES]) - 1))
+            want = R.logit_mean(weights, net, cells, before, view, mask, tables)
+            assert got == pytest.approx(want, rel=1e-4, abs=1e-4)
+            assert want != pytest.approx(R.logit(weights, net, cells, view, mask, tables), abs=1e-3)
+        before = cells
 
 
 def test_a_new_net_never_gets_an_earlier_nets_empty_board_pool():
