@@ -97,6 +97,19 @@ def test_a_blocked_square_is_a_wall_for_the_net():
     _check(st, b, weights, net)
 
 
+def _play_random(b, st, rng, side: int) -> int:
+    """A ``side`` stone on a random empty square of the 15 x 15 board, the net's state with it;
+    returns the side to move next."""
+    while True:
+        x, y = rng.integers(15, size=2)
+        p = to_pos(b, x, y)
+        if b.cells[p] == EMPTY:
+            break
+    play(b, p, side)
+    net_play(st, b, p, side)
+    return 3 - side
+
+
 @pytest.mark.parametrize("rule", sorted(RULES))
 def test_the_heads_equal_the_numpy_reference(rule):
     weights = R.random_weights(feature=16, hidden=12, seed=11, rules=(rule,))
@@ -107,14 +120,7 @@ def test_the_heads_equal_the_numpy_reference(rule):
         st = new_state(b, weights, net)
         side = 1
         for _ in range(rng.integers(3, 40)):
-            while True:
-                x, y = rng.integers(15, size=2)
-                p = to_pos(b, x, y)
-                if b.cells[p] == EMPTY:
-                    break
-            play(b, p, side)
-            net_play(st, b, p, side)
-            side = 3 - side
+            side = _play_random(b, st, rng, side)
         cells = _cells(b)
         for view in range(2):
             mask = int(rng.integers(0, 1 << 11))
@@ -146,14 +152,7 @@ def test_the_mean_head_reads_the_mean_of_this_and_the_previous_positions_pool():
     side = 2
     before = _cells(b)
     for _ in range(25):
-        while True:
-            x, y = rng.integers(15, size=2)
-            p = to_pos(b, x, y)
-            if b.cells[p] == EMPTY:
-                break
-        play(b, p, side)
-        net_play(st, b, p, side)
-        side = 3 - side
+        side = _play_random(b, st, rng, side)
         cells = _cells(b)
         for view in range(2):
             mask = int(rng.integers(0, 1 << 11))
