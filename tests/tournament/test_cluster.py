@@ -150,12 +150,17 @@ def test_a_worker_killed_mid_game_costs_a_replay_not_a_game(tmp_path: Path) -> N
         assert wait_for(lambda: count_games(db) >= 3, 60)
         victims: list[int] = []
 
-        def thinking(pid: int) -> bool:  # the fake brain sleeps its --delay while on move: a game is in progress
+        def thinking(pid: int) -> bool:
+            """The fake brain sleeps its --delay while on move: a game is in progress. Its process is
+            also some moves old, so the coordinator has long had the game's start from that worker (a
+            start still in the dying worker's outbox leaves nothing to call a replay)."""
             try:
                 where = Path(f"/proc/{pid}/wchan").read_text()
-            except OSError:
+                started = int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[19])
+                uptime = float(Path("/proc/uptime").read_text().split()[0])
+            except (OSError, ValueError, IndexError):
                 return False
-            return "nanosleep" in where
+            return "nanosleep" in where and uptime - started / os.sysconf("SC_CLK_TCK") >= 0.2
 
         def busy_worker() -> bool:
             workers = set(worker_pids(coordinator.pid))
