@@ -79,12 +79,14 @@ class SearchLimits:
 
     `soft_deadline`: aim to be done by then (the engine may stop earlier when the move is settled).
     `hard_deadline`: never return later than this. `max_nodes`/`max_depth`: 0 = no limit.
+    `clock_free`: a finite turn and no match clock, so time saved on this move buys nothing later.
     """
 
     soft_deadline: float
     hard_deadline: float
     max_nodes: int = 0
     max_depth: int = 0
+    clock_free: bool = False
 
     @classmethod
     def from_budget(cls, seconds: float, hard_seconds: float | None = None) -> "SearchLimits":

@@ -86,5 +86,15 @@ def move_budget(
     max_depth = max(0, info.get("max_depth", 0) or 0)
     max_nodes = max(0, info.get("max_node", 0) or 0)
     return SearchLimits(
-        soft_deadline=start + soft, hard_deadline=start + hard, max_nodes=max_nodes, max_depth=max_depth
+        soft_deadline=start + soft, hard_deadline=start + hard, max_nodes=max_nodes, max_depth=max_depth,
+        clock_free=clock_free(info) and hard > INSTANT_S,
     )
+
+
+def clock_free(info: dict[str, int]) -> bool:
+    """A finite turn and no match clock: whatever a move leaves of its turn is lost, not saved."""
+    turn_ms = info.get("timeout_turn")
+    if turn_ms is None or turn_ms <= 0 or turn_ms >= UNLIMITED:
+        return False
+    left_ms = info.get("time_left")
+    return info.get("timeout_match") == 0 or left_ms is None or left_ms >= UNLIMITED

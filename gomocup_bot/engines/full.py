@@ -23,8 +23,10 @@ MCTS with a second tree (``parallel=root``) or on one shared tree (``parallel=tr
 below), ``reuse`` (MCTS: keep the tree from one move to the next); the PVS's ``eval_avg`` (1, the
 default: the evaluation's pattern sums averaged over this and the previous position), ``extend``
 (the forced defence against an open three costs no depth: 1 everywhere, 2 at PV nodes; off),
-``iir`` (internal iterative reduction: nodes this deep or deeper without a hash move search one
-ply less; 0, off), ``width`` (moves kept at a quiet inner node, 14; ``net_width``, 18, where the
+``leaf_vcf`` (threat-search nodes a horizon node may spend proving a win by fours alone, when
+its side to move has at least ``leaf_vcf_fours`` squares that make a four; 0, off), ``iir``
+(internal iterative reduction: nodes this deep or deeper without a hash move search one ply
+less; 0, off), ``width`` (moves kept at a quiet inner node, 14; ``net_width``, 18, where the
 net evaluates), ``mate_width`` (1: such a
 node searches past its width while every kept move loses by force, so the cut claims no false
 forced loss; 0, off), ``mated`` (1: a root that sees every move lose goes on searching with
@@ -47,6 +49,8 @@ the opponent's last move is tried next after the killers wherever that move is a
 default since dc6679d, 2026-12-03: the defence set 95.8 % against 93.6 % in eight paired passes,
 docs/search.md "A counter-move heuristic, and the defence set at 95.8 %"),
 ``iteration_start`` / ``iteration_end`` (shares of the planned time that start another iteration),
+``use_turn`` (1: with a finite turn and no match clock, where time left over is lost, the PVS
+deepens until the turn's hard budget; 0, off),
 ``defence_share`` (the share of the hard budget the defence rounds may run to, 0.32),
 ``verify_plan`` / ``verify_cut`` (when the opponent has a VCT: the tree search's planned and
 greatest share of the time left after the root checks; the rest checks its choice), ``probe``
@@ -108,6 +112,7 @@ DEFAULT_ORDER = 0  # move ordering: 0 the hand-set class tables, 1 the trained o
 # weights file has
 DEFAULT_NET = NET_AUTO
 DEFAULT_SHARP_TIME = False  # option ``sharp_time``: plan the whole budget when defending a forced win
+DEFAULT_USE_TURN = False  # option ``use_turn``: with no match clock, the PVS deepens to the turn's hard budget
 DEFAULT_ROOT_NODES = 300_000  # the root's own threat search (the opponent's gets half)
 TACTICS_SHARE = 0.4  # of the planned time, at most, for the root's threat checks
 # option ``defence``: quick (each candidate against the opponent's VCT once, 8k nodes, inside the
@@ -146,6 +151,7 @@ class FullEngine(SearchEngineBase):
         self.root_nodes = self.option("root_nodes", DEFAULT_ROOT_NODES, int)
         self.check_nodes = max(0, self.option("check_nodes", 0, int))
         self.sharp_time = self.option("sharp_time", DEFAULT_SHARP_TIME, bool)
+        self.use_turn = self.option("use_turn", DEFAULT_USE_TURN, bool)
         self.widen = self.option("widen", 1, int)
         self.verify_plan = self.option("verify_plan", VERIFY_PLAN, float)
         self.verify_cut = self.option("verify_cut", VERIFY_CUT, float)
@@ -328,6 +334,8 @@ class FullEngine(SearchEngineBase):
                                                          static_margin=self.option("static_margin",
                                                                                    PvsConfig.static_margin, int),
                                                          razor=self.option("razor", PvsConfig.razor, int),
+                                                         leaf_vcf=self.option("leaf_vcf", PvsConfig.leaf_vcf, int),
+                                                         leaf_vcf_fours=self.option("leaf_vcf_fours", PvsConfig.leaf_vcf_fours, int),
                                                          width=self.option("width", PvsConfig.width, int),
                                                          net_width=self.option("net_width", PvsConfig.net_width, int),
                                                          max_depth=self.option("max_depth", PvsConfig.max_depth, int),
@@ -403,8 +411,9 @@ class FullEngine(SearchEngineBase):
 
                 def widen(left_out=left_out, side=view.side):  # built only when the allowed set is lost
                     return [q for q in root_moves(board, side) if q not in left_out]
+            whole = self.use_turn and request.limits.clock_free and verify is None
             result = pvs_result(self._pvs, request, stop, view, budget, allowed, "pvs", board=board, sharp=sharp,
-                                verify=verify, widen=widen)
+                                verify=verify, widen=widen, whole=whole)
         if request.nbest > len(result.alternatives):  # YXNBEST: the moves the checks ruled out come last
             result = pad_alternatives(result, view, root_moves(board, view.side), request.nbest)
         return result

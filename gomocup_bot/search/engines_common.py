@@ -132,14 +132,15 @@ def warm_big_k(position) -> None:
 
 def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView, budget, allowed,
                label: str, board=None, sharp: bool = False, verify=None,
-               widen: Callable[[], list[int]] | None = None) -> SearchResult:
+               widen: Callable[[], list[int]] | None = None, whole: bool = False) -> SearchResult:
     """Run the PVS searcher on the core board of the request (every rule and win length) and turn
     its answer into a `SearchResult`: one BEST line per change of mind, one summary line.
     ``verify(out)``, if given, may replace the chosen move (a root move index) before the answer.
     ``widen()``: the root moves ``allowed`` left out that the root checks did not prove lost; when
     the PVS proves every allowed move lost, they are searched in the time left (the checks keep
     the moves proven to hold against shallow threats and drop the ones they could not settle, so
-    a loss of the whole allowed set says the set was wrong, not that the game is lost)."""
+    a loss of the whole allowed set says the set was wrong, not that the game is lost). ``whole``:
+    the search deepens to the hard deadline (`PvsSearcher.search`)."""
     from gomocup_bot.core.board import board_from_position
     from gomocup_bot.search import pvs as K
 
@@ -147,7 +148,8 @@ def pvs_result(searcher, request: SearchRequest, stop: StopFlag, view: BoardView
         board = board_from_position(request.position)
     out = searcher.search(board, view.side, stop.array, soft_deadline=budget.soft, hard_deadline=budget.hard,
                           allowed=allowed, excluded=view.excluded, max_depth=budget.max_depth,
-                          max_nodes=budget.max_nodes, on_iteration=_best_reporter(request, view), sharp=sharp)
+                          max_nodes=budget.max_nodes, on_iteration=_best_reporter(request, view), sharp=sharp,
+                          whole=whole)
     extra = ""
     if widen is not None and out.proven < 0 and stop.array[0] == 0:
         moves = widen()

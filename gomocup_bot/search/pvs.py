@@ -85,7 +85,9 @@ P_NET_POLICY = 24  # with P_NET: the policy head's logit times this joins a cand
 P_STATIC_MARGIN = 25  # the static cut's margin, evaluation units a ply of remaining depth
 P_RAZOR_SCALE = 26  # the razor's margins (`RAZOR_MARGIN`) in hundredths
 P_NET_AVG = 27  # with P_NET: 1, the value head reads the mean of this and the previous position's pool
-P_LEN = 28
+P_LEAF_VCF = 28  # threat-search nodes a horizon node may spend proving a VCF (0: off) ...
+P_LEAF_VCF_FOURS = 29  # ... when the side to move has at least this many squares that make a four
+P_LEN = 30
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -127,6 +129,7 @@ def default_params() -> np.ndarray:
     p[P_DISTRACT] = 1
     p[P_STATIC_MARGIN] = STATIC_CUT_MARGIN
     p[P_RAZOR_SCALE] = 100
+    p[P_LEAF_VCF_FOURS] = 3
     return p
 
 
@@ -460,6 +463,20 @@ def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
     stand = evaluate(b, side, w)
     if stand >= beta or qdepth <= 0 or ply >= MAX_PLY - 2 or _fours_of(b, me) == 0:
         return stand
+    if w.params[P_LEAF_VCF] > 0 and qdepth == w.params[P_QDEPTH] and _fours_of(b, me) >= w.params[P_LEAF_VCF_FOURS]:
+        # a win by fours alone the horizon's one four would not see: the threat search's VCF
+        # (its own moves on the board, not the net's; the failures it proves it keeps)
+        tw = w.threat
+        tw.counter[0] = 0
+        tw.counter[1] = 0
+        tw.limits[0] = w.params[P_LEAF_VCF]
+        tw.limits[1] = 0
+        tw.limits[2] = 0
+        r, _ = T.solve(b, side, 0, tw)
+        w.counter[K_VCT_NODES] += tw.counter[0]
+        if r == T.WIN:
+            w.counter[K_VCT_WINS] += 1
+            return WIN - ply - tw.counter[1] - 1
     if stand > alpha:
         alpha = stand
     best = stand

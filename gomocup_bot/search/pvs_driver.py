@@ -88,6 +88,8 @@ class PvsConfig:
     net_avg: int = 0  # with net: 1, the value head reads the mean of this and the previous position's pool (pvs.P_NET_AVG)
     static_margin: int = K.STATIC_CUT_MARGIN  # the static cut's margin a ply of remaining depth (pvs.P_STATIC_MARGIN)
     razor: int = 100  # the razor's margins in hundredths of `pvs.RAZOR_MARGIN` (pvs.P_RAZOR_SCALE)
+    leaf_vcf: int = 0  # threat-search nodes a horizon node may spend on a VCF, 0 off (pvs.P_LEAF_VCF) ...
+    leaf_vcf_fours: int = 3  # ... when its side to move has this many four-making squares (pvs.P_LEAF_VCF_FOURS)
 
 
 @dataclass
@@ -141,6 +143,8 @@ class PvsSearcher:
         p[K.P_NET] = self.config.net
         p[K.P_NET_POLICY] = self.config.net_policy
         p[K.P_NET_AVG] = self.config.net_avg
+        p[K.P_LEAF_VCF] = self.config.leaf_vcf
+        p[K.P_LEAF_VCF_FOURS] = self.config.leaf_vcf_fours
         p[K.P_STATIC_MARGIN] = self.config.static_margin
         p[K.P_RAZOR_SCALE] = self.config.razor
         if self.config.tt_age:
@@ -154,12 +158,17 @@ class PvsSearcher:
 
     def search(self, board, side: int, stop_array, *, soft_deadline: float | None, hard_deadline: float | None,
                allowed: list[int] | None = None, excluded=None, max_depth: int = 0, max_nodes: int = 0,
-               on_iteration=None, sharp: bool = False) -> PvsOutcome:
+               on_iteration=None, sharp: bool = False, whole: bool = False) -> PvsOutcome:
         """Iterative deepening until the plan (``soft_deadline``) says stop. ``sharp`` (the root
         found the opponent's forced win, were it to move): plan nearly the whole hard budget and
         never shrink it; with ``config.sharp_time`` a best move that changes with a mate score makes
-        the search sharp too."""
+        the search sharp too. ``whole`` (time left over is worth nothing: no match clock): deepen
+        until the hard deadline, whose last, unfinished iteration counts for the root moves it
+        finished."""
         t_start = time.monotonic()
+        whole = whole and hard_deadline is not None
+        if whole:
+            soft_deadline = hard_deadline
         if sharp and soft_deadline is not None and hard_deadline is not None:
             soft_deadline = max(soft_deadline, t_start + SHARP_SHARE * (hard_deadline - t_start))
         cfg = self.config
@@ -274,7 +283,7 @@ class PvsSearcher:
                 if last_cost > 1e-3:
                     growth = min(GROWTH_MAX, max(GROWTH_MIN, cost / last_cost))
                 last_cost = cost
-                if soft_deadline is not None:
+                if soft_deadline is not None and not whole:
                     factor = 1.0
                     if changed and depth > 4:
                         factor = 1.4

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from gomocup_bot.brain.timeman import DEFAULT_TURN_MS, INSTANT_S, UNLIMITED, budget_seconds, move_budget
+from gomocup_bot.brain.timeman import DEFAULT_TURN_MS, INSTANT_S, UNLIMITED, budget_seconds, clock_free, move_budget
 
 
 def test_turn_limit_keeps_a_margin():
@@ -37,6 +37,18 @@ def test_match_clock_is_spread_over_the_remaining_moves():
     assert more >= b
     # and the budget never exceeds what is left
     assert budget_seconds({"timeout_turn": 30000, "timeout_match": 1, "time_left": 100}) <= 0.1
+
+
+def test_a_finite_turn_without_a_match_clock_is_clock_free():
+    # whatever such a move leaves of its turn is lost: the search may use it all (option use_turn)
+    assert clock_free({"timeout_turn": 1000})
+    assert clock_free({"timeout_turn": 1000, "timeout_match": 0, "time_left": 5000})
+    assert clock_free({"timeout_turn": 1000, "timeout_match": 180000, "time_left": UNLIMITED})
+    assert not clock_free({"timeout_turn": 1000, "timeout_match": 180000, "time_left": 170000})
+    assert not clock_free({"timeout_turn": 0}) and not clock_free({"timeout_turn": UNLIMITED}) and not clock_free({})
+    assert move_budget({"timeout_turn": 1000}, now=1.0).clock_free
+    assert not move_budget({"timeout_turn": 1000, "timeout_match": 90000, "time_left": 80000}, now=1.0).clock_free
+    assert not move_budget({"timeout_turn": 0}, now=1.0).clock_free
 
 
 def test_defaults_when_nothing_was_sent():

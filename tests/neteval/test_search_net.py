@@ -6,11 +6,14 @@ import numba
 import numpy as np
 import pytest
 
-from gomocup_bot.core.constants import M_NMOVES
+from gomocup_bot.core.board import board_from_stones
+from gomocup_bot.core.constants import BLACK, M_NMOVES
 from gomocup_bot.search import pvs as K
 from gomocup_bot.search.bench import midgame_boards
 from gomocup_bot.neteval import reference as R
 from gomocup_bot.neteval.state import net_policy, net_value, net_value_mean, new_state
+from protocol.rules import FREESTYLE
+from tests.search import threat_solver as TS
 
 
 def test_the_policy_weight_moves_the_ordering_scores_by_the_heads_logits():
@@ -107,3 +110,34 @@ def test_a_search_on_the_tables_carries_no_net_and_searches_as_with_the_net_swit
         v = K.negamax(board, side, 5, -K.INF, K.INF, 0, -1, tables)
         assert v == K.negamax(board, side, 5, -K.INF, K.INF, 0, -1, off) != K.NO_SCORE
         assert tables.counter[K.K_NODES] == off.counter[K.K_NODES] > 200
+
+
+def test_the_leaf_vcf_scores_a_win_by_fours_the_horizons_one_four_misses():
+    """``P_LEAF_VCF``: black (to move) wins here by a VCF nine plies long, which the independent
+    solver of tests/search/threat_solver.py proves; the horizon's one four and its block do not
+    show it, so a search of no depth stands pat, and with the threat search's VCF at the horizon
+    scores a win. The solver plays on the board only: the net's state after searches that call it
+    is still a fresh computation's."""
+    stones = [(8, 9, 1), (9, 10, 2), (11, 10, 1), (8, 6, 2), (10, 4, 1), (11, 7, 2), (10, 11, 1), (9, 4, 2),
+              (5, 10, 1), (9, 9, 2), (8, 8, 1), (3, 10, 2), (5, 5, 1), (3, 5, 2), (5, 9, 1), (4, 6, 2),
+              (4, 11, 1), (10, 10, 2), (8, 7, 1), (6, 8, 2), (9, 6, 1), (10, 9, 2), (9, 8, 1), (3, 9, 2),
+              (7, 5, 1), (4, 7, 2), (5, 3, 1), (6, 11, 2)]
+    proof = TS.solve(15, FREESTYLE, stones, TS.BLACK, 10, vct=False)
+    assert proof.status == TS.WIN and proof.length >= 3
+    board = board_from_stones(15, 15, stones)
+    weights = R.random_weights(feature=8, hidden=8, seed=9)
+    net = weights.rules["freestyle"]
+    values = {}
+    for budget in (0, 5000):
+        st = new_state(board, weights, net)
+        w = _work(board, st)
+        w.params[K.P_LEAF_VCF] = budget
+        values[budget] = K.negamax(board, BLACK, 0, -K.INF, K.INF, 0, -1, w)
+        assert (w.counter[K.K_VCT_WINS] > 0) == (budget > 0)
+        assert K.negamax(board, 3 - BLACK, 3, -K.INF, K.INF, 0, -1, w) != K.NO_SCORE  # white to move: many leaves
+        fresh = new_state(board, weights, net)
+        assert np.array_equal(st.pool, fresh.pool)
+        empty = board.cells == 0
+        assert np.array_equal(st.acc[:, empty], fresh.acc[:, empty])
+    assert -K.WIN_BOUND < values[0] < K.WIN_BOUND
+    assert values[5000] >= K.WIN_BOUND

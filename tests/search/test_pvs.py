@@ -253,6 +253,36 @@ def test_a_sharp_search_plans_the_whole_budget():
     assert elapsed < 0.6 + 1.5  # and it still ends near the hard deadline (a loaded machine overruns a little)
 
 
+def test_a_whole_turn_search_deepens_to_the_hard_deadline():
+    """``whole`` (no match clock): on a quiet, unproven midgame the search keeps deepening past the
+    plan until the hard deadline stops it (a lower bound, which a slower machine cannot break),
+    where the plain search stops by its plan well before; both end near the hard deadline at
+    the latest, and the cut iteration still leaves a move."""
+    from gomocup_bot.search.bench import midgame_boards
+
+    stop = np.zeros(1, dtype=np.int32)
+    searcher = PvsSearcher(8 << 20, PvsConfig(threads=1))
+    for board, side in midgame_boards():
+        t0 = time.monotonic()
+        out = searcher.search(board, side, stop, soft_deadline=t0 + 0.2, hard_deadline=t0 + 0.25)
+        if not out.proven:
+            break
+    else:
+        pytest.skip("every bench midgame is proven at this speed")
+    times = {}
+    for whole in (False, True):
+        searcher.clear()
+        t0 = time.monotonic()
+        out = searcher.search(board, side, stop, soft_deadline=t0 + 0.1, hard_deadline=t0 + 0.8, whole=whole)
+        times[whole] = time.monotonic() - t0
+        assert stop[0] == 0  # the watchdog stops the kernels, not the caller's flag
+        assert out.move >= 0 and not out.proven
+        assert out.stopped_by == "deadline" if whole else out.stopped_by in ("time", "deadline")
+        assert times[whole] < 0.8 + 1.5  # a loaded machine overruns a little
+    assert times[True] >= 0.75, times
+    assert times[False] < 0.75 or times[False] < times[True], times
+
+
 def _midgames_at_fixed_depth(depth: int, plain: dict, other: dict):
     """Each bench midgame searched to ``depth`` with two configurations: the pairs of outcomes
     and the two node totals."""
