@@ -433,6 +433,25 @@ def _take(b, side, w):
         maybe_take(w.net, b, p, side)
 
 
+@njit(cache=True, nogil=True, forceinline=True, _nrt=False)
+def _threat_win(b, side, nodes, vct, threes, w):
+    """Does the threat search prove a win for ``side`` within ``nodes`` (VCT with up to
+    ``threes`` threes when ``vct`` is 1, else VCF)? Its nodes and wins are counted as the probes';
+    the line's length is left in ``w.threat.counter[1]``, its first move in ``w.threat.line[0]``."""
+    tw = w.threat
+    tw.counter[0] = 0
+    tw.counter[1] = 0
+    tw.limits[0] = nodes
+    tw.limits[1] = vct
+    tw.limits[2] = 0
+    r, _ = T.solve(b, side, threes, tw)
+    w.counter[K_VCT_NODES] += tw.counter[0]
+    if r != T.WIN:
+        return False
+    w.counter[K_VCT_WINS] += 1
+    return True
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
     """Horizon: stand pat on the evaluation, or play a four (a forced block follows)."""
@@ -466,17 +485,8 @@ def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
     if w.params[P_LEAF_VCF] > 0 and qdepth == w.params[P_QDEPTH] and _fours_of(b, me) >= w.params[P_LEAF_VCF_FOURS]:
         # a win by fours alone the horizon's one four would not see: the threat search's VCF
         # (its own moves on the board, not the net's; the failures it proves it keeps)
-        tw = w.threat
-        tw.counter[0] = 0
-        tw.counter[1] = 0
-        tw.limits[0] = w.params[P_LEAF_VCF]
-        tw.limits[1] = 0
-        tw.limits[2] = 0
-        r, _ = T.solve(b, side, 0, tw)
-        w.counter[K_VCT_NODES] += tw.counter[0]
-        if r == T.WIN:
-            w.counter[K_VCT_WINS] += 1
-            return WIN - ply - tw.counter[1] - 1
+        if _threat_win(b, side, w.params[P_LEAF_VCF], 0, 0, w):
+            return WIN - ply - w.threat.counter[1] - 1
     if stand > alpha:
         alpha = stand
     best = stand
@@ -614,18 +624,9 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
     else:
         # a forced win by threes and fours the horizon would not see: ask the threat search
         if beta - alpha > 1 and depth <= w.params[P_VCT_DEPTH] and depth >= 1 and _threat_makers(b, me) > 0:
-            tw = w.threat
-            tw.counter[0] = 0
-            tw.counter[1] = 0
-            tw.limits[0] = w.params[P_VCT_NODES]
-            tw.limits[1] = 1
-            tw.limits[2] = 0
-            r, _ = T.solve(b, side, w.params[P_VCT_THREES], tw)
-            w.counter[K_VCT_NODES] += tw.counter[0]
-            if r == T.WIN:
-                w.counter[K_VCT_WINS] += 1
-                v = WIN - ply - tw.counter[1] - 1
-                tt_store(w, key, _to_tt(v, ply), depth, FLAG_LOWER, tw.line[0])
+            if _threat_win(b, side, w.params[P_VCT_NODES], 1, w.params[P_VCT_THREES], w):
+                v = WIN - ply - w.threat.counter[1] - 1
+                tt_store(w, key, _to_tt(v, ply), depth, FLAG_LOWER, w.threat.line[0])
                 return v
         if w.params[P_COUNTER] != 0:
             w.cmove[ply] = w.counter_moves[me * (w.counter_moves.shape[0] // 2) + last] if last >= 0 else -1

@@ -229,22 +229,27 @@ def test_selectivity_buys_depth_at_a_fixed_node_budget():
     assert deeper >= 5
 
 
-def test_a_sharp_search_plans_the_whole_budget():
-    """Defending a forced win the search may use nearly the hard budget: on a quiet, unproven
-    midgame a sharp search plans `SHARP_SHARE` of it, so it always starts iterations until half of
-    that (a lower bound, which a slower machine cannot break) -- past the plain plan's end."""
+def _unproven_midgame(searcher, stop):
+    """The first bench midgame a quarter-second search does not prove (skip if every one is)."""
     from gomocup_bot.search.bench import midgame_boards
-    from gomocup_bot.search.pvs_driver import NEXT_ITERATION_SHARE, SHARP_SHARE
 
-    stop = np.zeros(1, dtype=np.int32)
-    searcher = PvsSearcher(8 << 20, PvsConfig(threads=1))
     for board, side in midgame_boards():
         t0 = time.monotonic()
         out = searcher.search(board, side, stop, soft_deadline=t0 + 0.2, hard_deadline=t0 + 0.25)
         if not out.proven:
-            break
-    else:
-        pytest.skip("every bench midgame is proven at this speed")
+            return board, side
+    pytest.skip("every bench midgame is proven at this speed")
+
+
+def test_a_sharp_search_plans_the_whole_budget():
+    """Defending a forced win the search may use nearly the hard budget: on a quiet, unproven
+    midgame a sharp search plans `SHARP_SHARE` of it, so it always starts iterations until half of
+    that (a lower bound, which a slower machine cannot break) -- past the plain plan's end."""
+    from gomocup_bot.search.pvs_driver import NEXT_ITERATION_SHARE, SHARP_SHARE
+
+    stop = np.zeros(1, dtype=np.int32)
+    searcher = PvsSearcher(8 << 20, PvsConfig(threads=1))
+    board, side = _unproven_midgame(searcher, stop)
     searcher.clear()
     t0 = time.monotonic()
     out = searcher.search(board, side, stop, soft_deadline=t0 + 0.2, hard_deadline=t0 + 0.6, sharp=True)
@@ -258,17 +263,9 @@ def test_a_whole_turn_search_deepens_to_the_hard_deadline():
     plan until the hard deadline stops it (a lower bound, which a slower machine cannot break),
     where the plain search stops by its plan well before; both end near the hard deadline at
     the latest, and the cut iteration still leaves a move."""
-    from gomocup_bot.search.bench import midgame_boards
-
     stop = np.zeros(1, dtype=np.int32)
     searcher = PvsSearcher(8 << 20, PvsConfig(threads=1))
-    for board, side in midgame_boards():
-        t0 = time.monotonic()
-        out = searcher.search(board, side, stop, soft_deadline=t0 + 0.2, hard_deadline=t0 + 0.25)
-        if not out.proven:
-            break
-    else:
-        pytest.skip("every bench midgame is proven at this speed")
+    board, side = _unproven_midgame(searcher, stop)
     times = {}
     for whole in (False, True):
         searcher.clear()
