@@ -21,6 +21,9 @@ restores the pool from ``hist`` (the pool before each move). Occupied squares ar
 updated: with strictly last-in-first-out play and take-back their sums are exact again when their
 stone is taken back, as the board's own pattern layer does it.
 
+The row arithmetic (a square's sums, the saved copies, the pool, the head's first layer) is
+`lanes`'s: whole-row vector steps on flat offsets, with the plain loops' values.
+
 The kernels compile without reference counting (``_nrt=False``) like the search's, so they take
 every array they write from the state and allocate nothing.
 """
@@ -34,6 +37,7 @@ from numba import njit
 from gomocup_bot.core.board import new_board
 from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_NMOVES, M_PAD, M_RULE, M_SIZE, M_STRIDE, M_WIDTH, TABLE_MAX_K
 
+from .lanes import axpy_row, copy_row, shift_row, unpool_row
 from .weights import MASK_BITS, N_WINDOWS, WINDOW_HALF, NetWeights, RuleNet
 
 assert WINDOW_HALF == 4 and TABLE_MAX_K == 5  # `window_of` cuts the board's fifth cells off
@@ -131,37 +135,26 @@ def refresh(n, b):
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
-def _shift_view(n, view, uq, new, old, s_act):
-    """One side to move's sums of square uq: codebook row ``new`` in, ``old`` out, and the pool
-    by the change of the square's clipped features."""
-    feature = n.acc.shape[2]
-    c = np.uint64(n.sel[view])
-    acc = n.acc[view, uq]
-    cnew = n.cb[c, new]
-    cold = n.cb[c, old]
-    pool = n.pool[view]
-    zero = np.int16(0)
-    for f in range(feature):
-        before = acc[f]
-        after = np.int16(before + cnew[f] - cold[f])
-        acc[f] = after
-        pool[f] += np.int32(min(max(after, zero), s_act) - min(max(before, zero), s_act))
+def _shift_view(n, view, q, new, old, s_act, sp):
+    """One side to move's sums of square q: saved at ``sp`` first, codebook row ``new`` in,
+    ``old`` out, and the pool by the change of the square's clipped features (`lanes.shift_row`,
+    on flat offsets into the state's arrays)."""
+    feature = np.int64(n.acc.shape[2])
+    rows = np.int64(n.cb.shape[1])
+    c = np.int64(n.sel[view])
+    shift_row(n.acc, (view * np.int64(n.acc.shape[1]) + q) * feature, n.saved, (sp * 2 + view) * feature,
+              n.cb, (c * rows + new) * feature, (c * rows + old) * feature, n.pool, view * feature, s_act, feature)
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 def _shift(n, q, key, d0, d1, s_act, sp):
     """Square q's window numbers on one line are now ``key``'s; they were ``d0`` / ``d1`` less
-    (black's / white's half). Its sums as they were go to the saved rows at ``sp`` first."""
-    uq = np.uint64(q)
-    feature = n.acc.shape[2]
-    for view in range(2):
-        for f in range(feature):
-            n.saved[sp, view, f] = n.acc[view, uq, f]
+    (black's / white's half). Its sums as they were go to the saved rows at ``sp``."""
     n.savedq[sp] = q
     w0 = np.int64(window_of(key & 0xFFFFFFFF))
     w1 = np.int64(window_of(key >> 32))
-    _shift_view(n, 0, uq, w0, w0 - d0, s_act)
-    _shift_view(n, 1, uq, w1, w1 - d1, s_act)
+    _shift_view(n, 0, np.int64(q), w0, w0 - d0, s_act, np.int64(sp))
+    _shift_view(n, 1, np.int64(q), w1, w1 - d1, s_act, np.int64(sp))
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
@@ -200,14 +193,12 @@ def net_play(n, b, p, colour):
     """After `core.board.play(b, p, colour)`: the sums of the squares whose windows the stone
     changed (their rows as they were saved for `net_take`), the pool (p leaves it), and the pool
     as it was kept in ``hist``."""
-    feature = n.acc.shape[2]
+    feature = np.int64(n.acc.shape[2])
     s_act = np.int32(n.conf[C_ACT])
-    m = b.meta[M_NMOVES] - 1
-    up = np.uint64(p)
+    m = np.int64(b.meta[M_NMOVES] - 1)
     for view in range(2):
-        for f in range(feature):
-            n.hist[m, view, f] = n.pool[view, f]
-            n.pool[view, f] -= min(max(n.acc[view, up, f], 0), s_act) - n.act0[view, f]
+        unpool_row(n.pool, view * feature, n.hist, (m * 2 + view) * feature,
+                   n.acc, (view * np.int64(n.acc.shape[1]) + np.int64(p)) * feature, n.act0, s_act, feature)
     n.top[m + 1] = _around(n, b, p, colour, s_act, n.top[m])
 
 
@@ -216,16 +207,14 @@ def net_take(n, b, p, colour):
     """After `core.board.take(b)` freed p (a ``colour`` stone): the saved sums back, the pool from
     ``hist``. Copying the rows back costs less than computing them again: the codebook (420 kB)
     does not stay in the first-level cache, the saved rows of the last moves do."""
-    feature = n.acc.shape[2]
-    m = b.meta[M_NMOVES]
-    for view in range(2):
-        for f in range(feature):
-            n.pool[view, f] = n.hist[m, view, f]
+    feature = np.int64(n.acc.shape[2])
+    squares = np.int64(n.acc.shape[1])
+    m = np.int64(b.meta[M_NMOVES])
+    copy_row(n.pool, 0, n.hist, m * 2 * feature, 2 * feature)
     for k in range(n.top[m], n.top[m + 1]):
-        uq = np.uint64(n.savedq[k])
+        q = np.int64(n.savedq[k])
         for view in range(2):
-            for f in range(feature):
-                n.acc[view, uq, f] = n.saved[k, view, f]
+            copy_row(n.acc, (view * squares + q) * feature, n.saved, (k * 2 + view) * feature, feature)
 
 
 @njit(cache=True, nogil=True, fastmath=True, _nrt=False)
@@ -253,11 +242,10 @@ def _head(n, view, mask, tables, prev):
     extra cost beside its make and take-back.)"""
     feature = n.acc.shape[2]
     h = n.h
-    hidden = h.shape[0]
-    w1t = n.w1t[view]
-    b1 = n.b1[view]
-    for j in range(hidden):
-        h[j] = b1[j]
+    hidden = np.int64(h.shape[0])
+    inputs = np.int64(n.w1t.shape[1])
+    at = np.int64(view) * inputs * hidden  # the view's first layer in the flat w1t
+    copy_row(h, 0, n.b1, np.int64(view) * hidden, hidden)
     inv = np.float32(n.conf[C_INV])
     if prev >= 0:
         inv = inv * np.float32(0.5)
@@ -266,14 +254,10 @@ def _head(n, view, mask, tables, prev):
             xf = np.float32(n.pool[view, f] + n.hist[prev, view, f] - 2 * n.base[view, f]) * inv
         else:
             xf = np.float32(n.pool[view, f] - n.base[view, f]) * inv
-        row = w1t[f]
-        for j in range(hidden):
-            h[j] += xf * row[j]
+        axpy_row(h, xf, n.w1t, at + f * hidden, hidden)
     for t in range(MASK_BITS):
         if (mask >> t) & 1:
-            row = w1t[feature + t]
-            for j in range(hidden):
-                h[j] += row[j]
+            axpy_row(h, np.float32(1.0), n.w1t, at + (feature + t) * hidden, hidden)
     w2 = n.w2[view]
     out = np.float32(n.b2[view]) + n.tw[view] * np.float32(tables / n.conf[C_SCALE])
     for j in range(hidden):

@@ -43,6 +43,15 @@ def test_incremental_sums_equal_a_computation_from_the_cells(rule, size):
     _random_walk(weights, rule, size)
 
 
+@pytest.mark.parametrize("rule", ["freestyle", "renju"])
+@pytest.mark.parametrize("feature", [32, 45, 3])
+def test_every_row_width_takes_its_vector_steps_exactly(rule, feature):
+    """The kernels step through a row 32, 8 and 1 lanes at a time (`neteval.lanes`): a width of
+    32 (the shipped net's) takes only the widest step, 45 all three, 3 only single lanes."""
+    weights = R.random_weights(feature=feature, hidden=4, seed=feature, rules=(rule,))
+    _random_walk(weights, rule, (15, 15))
+
+
 def test_sums_stay_exact_with_every_entry_at_the_files_limit():
     """Four rows of ±CODEBOOK_LIMIT sum to ±32,764: the int16 accumulators must not wrap."""
     weights = R.random_weights(feature=16, hidden=4, seed=9)
