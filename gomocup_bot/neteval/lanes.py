@@ -38,20 +38,28 @@ def _clip(builder, x, top):
     return builder.select(builder.icmp_signed("<", x, top), x, top)
 
 
+def _active(builder, sums, top, lanes):
+    """A row's features as int32 lanes: its int16 ``sums`` clipped to [0, ``top``]."""
+    clipped = _clip(builder, sums, _splat(builder, top, ir.VectorType(ir.IntType(16), lanes)))
+    return builder.sext(clipped, ir.VectorType(ir.IntType(32), lanes))
+
+
 def _splat(builder, value, vtype):
-    """``value`` (an integer of any width, truncated or extended to the lane type) in every lane."""
+    """``value`` in every lane (an integer of another width truncated or sign-extended to it)."""
     elt = vtype.element
-    if value.type.width > elt.width:
+    if isinstance(elt, ir.IntType) and value.type.width > elt.width:
         value = builder.trunc(value, elt)
-    elif value.type.width < elt.width:
+    elif isinstance(elt, ir.IntType) and value.type.width < elt.width:
         value = builder.sext(value, elt)
     one = builder.insert_element(ir.Constant(vtype, ir.Undefined), value, ir.Constant(ir.IntType(32), 0))
     return builder.shuffle_vector(one, ir.Constant(vtype, ir.Undefined),
                                   ir.Constant(ir.VectorType(ir.IntType(32), vtype.count), None))
 
 
-def _int_arrays(*arys) -> bool:
-    return all(isinstance(a, types.Array) and a.layout == "C" for a in arys)
+def _contiguous(dtype, *arys) -> bool:
+    """Whether every one of ``arys`` is a C-contiguous array of ``dtype`` (else the intrinsic
+    does not type: numba reports no matching definition)."""
+    return all(isinstance(a, types.Array) and a.layout == "C" and a.dtype == dtype for a in arys)
 
 
 def _shift_of(lanes):
@@ -59,15 +67,13 @@ def _shift_of(lanes):
     def shift(typingctx, acc, ia, saved, isv, cb, inew, iold, pool, ip, top):
         """saved[isv:] = acc[ia:]; acc[ia:] += cb[inew:] - cb[iold:] (int16, wrapping);
         pool[ip:] += clip(acc after) - clip(acc before), clip to [0, top] (int32)."""
-        if not _int_arrays(acc, saved, cb, pool):
+        if not (_contiguous(types.int16, acc, saved, cb) and _contiguous(types.int32, pool)):
             return None
         sig = types.void(acc, ia, saved, isv, cb, inew, iold, pool, ip, top)
 
         def codegen(context, builder, signature, args):
             t = signature.args
             acc_v, ia_v, saved_v, isv_v, cb_v, inew_v, iold_v, pool_v, ip_v, top_v = args
-            i16v = ir.VectorType(ir.IntType(16), lanes)
-            i32v = ir.VectorType(ir.IntType(32), lanes)
             pa = _ptr(context, builder, t[0], acc_v, ia_v, lanes)
             before = builder.load(pa, align=2)
             builder.store(before, _ptr(context, builder, t[2], saved_v, isv_v, lanes), align=2)
@@ -75,9 +81,7 @@ def _shift_of(lanes):
             old = builder.load(_ptr(context, builder, t[4], cb_v, iold_v, lanes), align=2)
             after = builder.sub(builder.add(before, new), old)
             builder.store(after, pa, align=2)
-            top16 = _splat(builder, top_v, i16v)
-            change = builder.sub(builder.sext(_clip(builder, after, top16), i32v),
-                                 builder.sext(_clip(builder, before, top16), i32v))
+            change = builder.sub(_active(builder, after, top_v, lanes), _active(builder, before, top_v, lanes))
             pp = _ptr(context, builder, t[7], pool_v, ip_v, lanes)
             builder.store(builder.add(builder.load(pp, align=4), change), pp, align=4)
             return context.get_dummy_value()
@@ -91,7 +95,7 @@ def _copy_of(lanes):
     @intrinsic
     def copy(typingctx, dst, idst, src, isrc):
         """dst[idst:] = src[isrc:] (same element type)."""
-        if not _int_arrays(dst, src) or dst.dtype != src.dtype:
+        if not (isinstance(dst, types.Array) and _contiguous(dst.dtype, dst, src)):
             return None
         sig = types.void(dst, idst, src, isrc)
 
@@ -111,20 +115,18 @@ def _unpool_of(lanes):
     def unpool(typingctx, pool, ip, hist, ih, acc, ia, act0, top):
         """hist[ih:] = pool[ip:]; pool[ip:] -= clip(acc[ia:], 0, top) - act0[ip:] (a square a
         stone now fills leaves the pool; int32 pool, int16 sums)."""
-        if not _int_arrays(pool, hist, acc, act0):
+        if not (_contiguous(types.int32, pool, hist, act0) and _contiguous(types.int16, acc)):
             return None
         sig = types.void(pool, ip, hist, ih, acc, ia, act0, top)
 
         def codegen(context, builder, signature, args):
             t = signature.args
             pool_v, ip_v, hist_v, ih_v, acc_v, ia_v, act0_v, top_v = args
-            i16v = ir.VectorType(ir.IntType(16), lanes)
-            i32v = ir.VectorType(ir.IntType(32), lanes)
             pp = _ptr(context, builder, t[0], pool_v, ip_v, lanes)
             pool = builder.load(pp, align=4)
             builder.store(pool, _ptr(context, builder, t[2], hist_v, ih_v, lanes), align=4)
             sums = builder.load(_ptr(context, builder, t[4], acc_v, ia_v, lanes), align=2)
-            act = builder.sext(_clip(builder, sums, _splat(builder, top_v, i16v)), i32v)
+            act = _active(builder, sums, top_v, lanes)
             zero_act = builder.load(_ptr(context, builder, t[6], act0_v, ip_v, lanes), align=4)
             builder.store(builder.sub(pool, builder.sub(act, zero_act)), pp, align=4)
             return context.get_dummy_value()
@@ -138,17 +140,14 @@ def _axpy_of(lanes):
     @intrinsic
     def axpy(typingctx, y, iy, x, w, iw):
         """y[iy:] += x * w[iw:] (float32; fast-math, as the head's loops were compiled)."""
-        if not _int_arrays(y, w):
+        if not _contiguous(types.float32, y, w) or x != types.float32:
             return None
         sig = types.void(y, iy, x, w, iw)
 
         def codegen(context, builder, signature, args):
             t = signature.args
             y_v, iy_v, x_v, w_v, iw_v = args
-            f32v = ir.VectorType(ir.FloatType(), lanes)
-            xs = builder.insert_element(ir.Constant(f32v, ir.Undefined), x_v, ir.Constant(ir.IntType(32), 0))
-            xs = builder.shuffle_vector(xs, ir.Constant(f32v, ir.Undefined),
-                                        ir.Constant(ir.VectorType(ir.IntType(32), lanes), None))
+            xs = _splat(builder, x_v, ir.VectorType(ir.FloatType(), lanes))
             py = _ptr(context, builder, t[0], y_v, iy_v, lanes)
             wv = builder.load(_ptr(context, builder, t[3], w_v, iw_v, lanes), align=4)
             total = builder.fadd(builder.load(py, align=4), builder.fmul(xs, wv, flags=("fast",)), flags=("fast",))
