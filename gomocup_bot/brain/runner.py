@@ -139,8 +139,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--threads", type=_positive_int, default=None, metavar="N",
         help="search threads per move for engines that can use more than one (gomocup-bot: "
-        "1 or 2; default: the engine's own, for gomocup-bot 2, and 1 with backend=mcts; backend=auto, "
-        "the default, runs its MCTS moves on one thread)",
+        "1 or 2; default: the engine's own, for gomocup-bot 2, and 1 with backend=mcts; backend=auto "
+        "runs its MCTS moves on one thread)",
     )
     parser.add_argument(
         "--option", action="append", default=[], type=_engine_option, metavar="KEY=VALUE",

@@ -2,9 +2,9 @@
 
 Pipeline: the root checks on the core board (`search.rootcheck`: win in one, block a five, own
 VCF/VCT, the defence set against the opponent's VCT), then the tree search over the moves they
-left: by default (``backend=auto``, see `DEFAULT_BACKEND`) the MCTS on the network for a
-freestyle move with `AUTO_MCTS_SECONDS` or more on one thread, the PVS otherwise; ``backend=ab``
-the PVS always; ``backend=mcts`` the improved MCTS with the triggered minimax always. Every rule (caro
+left: by default (``backend=ab``, see `DEFAULT_BACKEND`) the PVS; ``backend=auto`` the MCTS on
+the network for a freestyle move with `AUTO_MCTS_SECONDS` or more on one thread, the PVS otherwise;
+``backend=mcts`` the improved MCTS with the triggered minimax always. Every rule (caro
 included) and win length runs on the one core board.
 
 Options: ``backend`` (auto | ab | mcts), ``mcts_from`` (seconds: the move's time from which
@@ -79,15 +79,15 @@ log = logging.getLogger(__name__)
 # The MCTS backend is imported when first used: the default engine's start-up (billed to the
 # match clock) never loads it.
 
-# The default search is ``auto``: it chooses a move's search by the time and the cores it has
-# (docs/search.md, "MCTS"): the PVS below `AUTO_MCTS_SECONDS`, where it measured stronger (1 s: the
-# net MCTS scored 44.3 % of 200 against the net PVS), the MCTS on the network from there at
-# freestyle (5 s + 120 s, one thread each: 51.7 % of 60 against the net PVS; ``auto`` itself 62.5 %
-# of 100 against d96511c, peak RSS 325 MB under a 333 MB cap); with a second core the PVS and its
-# lazy-SMP helper, since at two threads each the net MCTS (tree-parallel) played level with it
-# (11-1-12 of 24 at 5 s + 120 s); a node or depth limit (self-play, Yixin's
-# max_node / max_depth) always runs the PVS. ``ab`` is the PVS alone, ``mcts`` the MCTS alone.
-DEFAULT_BACKEND = "auto"
+# The default search is the PVS (``ab``) at every time control (docs/search.md, "MCTS"): the net
+# MCTS, one thread each, scored 44.3 % of 200 against the net PVS at 1 s and 25-5-30 of 60 (45.8 %)
+# at 5 s + 120 s, and issue 69's rule makes it the default only where it scores 50 % or more.
+# ``auto`` chooses a move's search by the time and the cores it has: the PVS below
+# `AUTO_MCTS_SECONDS`, the MCTS on the network from there at freestyle on one thread (with a second
+# core the PVS and its lazy-SMP helper, since at two threads each the net MCTS, tree-parallel, played
+# level with it: 11-1-12 of 24 at 5 s + 120 s); a node or depth limit (self-play, Yixin's
+# max_node / max_depth) always runs the PVS. ``mcts`` is the MCTS alone.
+DEFAULT_BACKEND = "ab"
 BACKENDS = ("auto", "ab", "mcts")
 AUTO_MCTS_SECONDS = 4.0  # a 5 s turn leaves 4.69 s a move; a 1 s turn 0.89 s
 AUTO_MCTS_RULES = frozenset({"freestyle"})  # where it was measured (exact five plays the same net, unmeasured)

@@ -135,6 +135,13 @@ def refresh(n, b):
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
+def _acc_at(n, view, q):
+    """The flat offset of square q's sums for side ``view`` in ``n.acc`` (what the vector lanes,
+    `lanes`, index by)."""
+    return (np.int64(view) * np.int64(n.acc.shape[1]) + np.int64(q)) * np.int64(n.acc.shape[2])
+
+
+@njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 def _shift_view(n, view, q, new, old, s_act, sp):
     """One side to move's sums of square q: saved at ``sp`` first, codebook row ``new`` in,
     ``old`` out, and the pool by the change of the square's clipped features (`lanes.shift_row`,
@@ -142,7 +149,7 @@ def _shift_view(n, view, q, new, old, s_act, sp):
     feature = np.int64(n.acc.shape[2])
     rows = np.int64(n.cb.shape[1])
     c = np.int64(n.sel[view])
-    shift_row(n.acc, (view * np.int64(n.acc.shape[1]) + q) * feature, n.saved, (sp * 2 + view) * feature,
+    shift_row(n.acc, _acc_at(n, view, q), n.saved, (sp * 2 + view) * feature,
               n.cb, (c * rows + new) * feature, (c * rows + old) * feature, n.pool, view * feature, s_act, feature)
 
 
@@ -198,7 +205,7 @@ def net_play(n, b, p, colour):
     m = np.int64(b.meta[M_NMOVES] - 1)
     for view in range(2):
         unpool_row(n.pool, view * feature, n.hist, (m * 2 + view) * feature,
-                   n.acc, (view * np.int64(n.acc.shape[1]) + np.int64(p)) * feature, n.act0, s_act, feature)
+                   n.acc, _acc_at(n, view, p), n.act0, s_act, feature)
     n.top[m + 1] = _around(n, b, p, colour, s_act, n.top[m])
 
 
@@ -208,13 +215,12 @@ def net_take(n, b, p, colour):
     ``hist``. Copying the rows back costs less than computing them again: the codebook (420 kB)
     does not stay in the first-level cache, the saved rows of the last moves do."""
     feature = np.int64(n.acc.shape[2])
-    squares = np.int64(n.acc.shape[1])
     m = np.int64(b.meta[M_NMOVES])
     copy_row(n.pool, 0, n.hist, m * 2 * feature, 2 * feature)
     for k in range(n.top[m], n.top[m + 1]):
         q = np.int64(n.savedq[k])
         for view in range(2):
-            copy_row(n.acc, (view * squares + q) * feature, n.saved, (k * 2 + view) * feature, feature)
+            copy_row(n.acc, _acc_at(n, view, q), n.saved, (k * 2 + view) * feature, feature)
 
 
 @njit(cache=True, nogil=True, fastmath=True, _nrt=False)

@@ -1,6 +1,6 @@
-"""`backend=auto`, the engine's choice of search by the time a move has: the PVS for short
-moves, the MCTS on the network for long ones at freestyle where the net plays, the PVS whenever a
-node or depth limit stands (self-play, Yixin's max_node / max_depth)."""
+"""The default search (the PVS) and `backend=auto`, the engine's choice of search by the time a
+move has: the PVS for short moves, the MCTS on the network for long ones at freestyle where the net
+plays, the PVS whenever a node or depth limit stands (self-play, Yixin's max_node / max_depth)."""
 from __future__ import annotations
 
 import time
@@ -29,9 +29,18 @@ def chosen(engine: FullEngine, pos: Position, limits: SearchLimits, threads: int
                             threads)
 
 
-def test_auto_runs_the_net_mcts_for_a_5_s_turn_and_the_pvs_for_a_1_s_turn():
-    assert DEFAULT_BACKEND == "auto" and FullEngine().backend == "auto"
+def test_the_default_runs_the_pvs_at_every_time_control():
+    """The net MCTS scored under 50 % against the net PVS at 1 s and at 5 s + 120 s (issue 69's
+    rule keeps the PVS the default there)."""
+    assert DEFAULT_BACKEND == "ab" and FullEngine().backend == "ab"
     engine = FullEngine()
+    for turn in (1000, 5000, 30000):
+        assert not chosen(engine, position(), move_budget({"timeout_turn": turn}))
+    assert not chosen(engine, position(), move_budget({"timeout_turn": 5000}), threads=1)
+
+
+def test_auto_runs_the_net_mcts_for_a_5_s_turn_and_the_pvs_for_a_1_s_turn():
+    engine = FullEngine(backend="auto")
     assert engine.backend == "auto" and engine.mcts_from == AUTO_MCTS_SECONDS
     # its MCTS runs on one thread as measured; the PVS has a helper where a core is free
     assert engine.threads == 2 and engine.mcts_config.threads == 1
