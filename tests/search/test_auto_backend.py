@@ -36,7 +36,7 @@ def test_the_default_runs_the_pvs_at_every_time_control():
     engine = FullEngine()
     for turn in (1000, 5000, 30000):
         assert not chosen(engine, position(), move_budget({"timeout_turn": turn}))
-    assert not chosen(engine, position(), move_budget({"timeout_turn": 5000}), threads=1)
+    assert not chosen(engine, position(), move_budget({"timeout_turn": 5000}), threads=2)
 
 
 def test_auto_runs_the_net_mcts_for_a_5_s_turn_and_the_pvs_for_a_1_s_turn():
