@@ -148,16 +148,24 @@ class LineNet(nn.Module):
         iterations where Adam left 10/256 after 3,000). What it misses goes to the residual table,
         so the start is the file's net: the fit's errors, up to 71/256 on the shipped net, added up
         over the pooled squares and started the value far rougher than the file's (docs/eval.md).
+        A model wider than the file (``feature`` above its F) keeps the file's features first and
+        starts the others from the mapping network as it comes, weighted zero in both heads.
         Returns the largest codebook error of the fit alone, in the kernels' fixed-point units (1/256)."""
         cbsel = np.asarray(net.cbsel)
         # each of this model's codebooks starts from the file's codebook of that index, or from its
         # only one (a two-codebook renju model from a one-codebook freestyle net)
         sources = [min(c, int(cbsel.max())) for c in range(self.codebooks)]
         views = [int(np.flatnonzero(cbsel == c)[0]) for c in sources]
+        f0 = int(net.codebook.shape[-1])  # a wider model keeps the file's features first
         with torch.no_grad():
             for name in ("w1", "b1", "w2", "b2", "wp", "bp", "tw"):
-                src = np.asarray(getattr(net, name), dtype=np.float32)
-                getattr(self, name).copy_(torch.from_numpy(np.stack([src[v] for v in views])))
+                src = np.stack([np.asarray(getattr(net, name), dtype=np.float32)[v] for v in views])
+                if name == "w1" and f0 < self.feature:  # the new features' inputs start at zero weight
+                    src = np.concatenate([src[..., :f0], np.zeros(src.shape[:-1] + (self.feature - f0,), np.float32),
+                                          src[..., f0:]], axis=-1)
+                elif name == "wp" and f0 < self.feature:
+                    src = np.concatenate([src, np.zeros((src.shape[0], self.feature - f0), np.float32)], axis=-1)
+                getattr(self, name).copy_(torch.from_numpy(src))
         target = torch.from_numpy(np.asarray(net.codebook, dtype=np.float32) / ACT_SCALE)
         torch.manual_seed(seed)
         for c, m in enumerate(self.maps):
@@ -166,7 +174,7 @@ class LineNet(nn.Module):
 
             def closure(m=m, c=c):
                 opt.zero_grad()
-                raw = m(self.onehot)
+                raw = m(self.onehot)[:, :f0]
                 loss = ((0.5 * (raw + raw[self.rev]) - target[sources[c]]) ** 2).mean()
                 loss.backward()
                 return loss
@@ -174,10 +182,12 @@ class LineNet(nn.Module):
             opt.step(closure)
         with torch.no_grad():
             self.residual.zero_()
-            worst = float((self.codebook() - target[sources]).abs().max()) * ACT_SCALE
-            raw = torch.stack([m(self.onehot) for m in self.maps])
+            worst = float((self.codebook()[..., :f0] - target[sources]).abs().max()) * ACT_SCALE
+            raw = torch.stack([m(self.onehot) for m in self.maps])[..., :f0]
             missed = target[sources] - 0.5 * (raw + raw[:, self.rev])
-            self.residual.copy_(0.5 * (missed + missed[:, self.rev]))
+            # the new features (a wider model) keep the mapping network's own rows: their weights in
+            # the heads are zero, so the start is still the file's net, and their gradient is not
+            self.residual[..., :f0] = 0.5 * (missed + missed[:, self.rev])
         self.free_residual()
         return worst
 

@@ -192,7 +192,7 @@ def _init_from(model, path: str, rule: str, log, from_rule: str | None = None) -
         except W.NetWeightsError as exc:
             sys.exit(f"gomocup-bot train-net: --init {path}: {exc}")
         source = from_rule or rule
-        if source not in net.rules or (net.feature, net.hidden) != (model.feature, model.hidden) \
+        if source not in net.rules or net.feature > model.feature or net.hidden != model.hidden \
                 or net.rules[source].codebook.shape[0] > model.codebooks:
             sys.exit(f"gomocup-bot train-net: --init {path}: no {source} net of this shape in it "
                      f"(feature {net.feature}, hidden {net.hidden}, rules {sorted(net.rules)})")
@@ -228,7 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--checkpoint-every", type=int, default=500, help="steps between checkpoints (default 500)")
     ap.add_argument("--init", help="start from an earlier generation: its OUT.ckpt (the same shape), or a weights "
                                    "file (net.gbn: its heads, the mapping network fitted to its codebook and what "
-                                   "the fit misses in a residual table); a new schedule and optimiser")
+                                   "the fit misses in a residual table; with a wider --feature the new features "
+                                   "start at zero weight in the heads); a new schedule and optimiser")
     ap.add_argument("--init-rule", choices=("freestyle", "standard", "renju"),
                     help="with --init NET.gbn: start from this rule's net of the file instead of --rule's (e.g. an "
                          "exact-five or renju run from the freestyle net; both renju colours start from its one codebook)")

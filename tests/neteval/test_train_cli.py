@@ -82,10 +82,34 @@ def test_a_warm_start_from_a_weights_file_keeps_that_net(records, tmp_path):
     bad.write_bytes(bytes(data))
     broken = _train("--cache", cache, "--out", str(tmp_path / "g3.gbn"), "--epochs", "1", "--init", str(bad), *SMALL)
     assert broken.returncode != 0 and "--init" in broken.stderr and "checksum mismatch" in broken.stderr
-    wider = [a if a != "8" else "16" for a in SMALL]
-    other = _train("--cache", cache, "--out", str(tmp_path / "g4.gbn"), "--epochs", "1", "--init", str(first), *wider)
+    other_head = [a if a != "4" else "6" for a in SMALL]
+    other = _train("--cache", cache, "--out", str(tmp_path / "g4.gbn"), "--epochs", "1", "--init", str(first), *other_head)
     assert other.returncode != 0 and "no freestyle net of this shape" in other.stderr
     assert not (tmp_path / "g4.gbn").exists()
+    narrower = [a if a != "8" else "4" for a in SMALL]
+    other = _train("--cache", cache, "--out", str(tmp_path / "g5.gbn"), "--epochs", "1", "--init", str(first), *narrower)
+    assert other.returncode != 0 and "no freestyle net of this shape" in other.stderr
+
+
+def test_a_wider_net_starts_from_a_narrower_file_exactly_and_its_new_features_learn(records, tmp_path):
+    """``--init NET.gbn --feature F`` with F above the file's: the file's features come first, the
+    new ones start at zero weight in both heads, so before any step the held-out loss is the file's
+    own; one epoch later the new features carry weight in the value head, and the file written has
+    the wider codebook and passes its checks."""
+    first = tmp_path / "g1.gbn"
+    cache = str(tmp_path / "pos.npz")
+    run = _train(str(records), "--out", str(first), "--cache", cache, "--epochs", "1", *SMALL)
+    assert run.returncode == 0, run.stderr
+    trained = _held_out(run.stderr, "final")
+    wider = list(SMALL)
+    wider[wider.index("--feature") + 1] = "16"
+    warm = _train("--cache", cache, "--out", str(tmp_path / "w.gbn"), "--epochs", "1", "--init", str(first), *wider)
+    assert warm.returncode == 0, warm.stderr
+    assert abs(_held_out(warm.stderr, "at the start") - trained) < 1e-4
+    net = W.load(tmp_path / "w.gbn").rules["freestyle"]
+    assert net.codebook.shape[-1] == 16 and W.verify(tmp_path / "w.gbn") is None
+    assert np.abs(np.asarray(net.w1)[..., 8:16]).max() > 0  # the new features' weights moved off zero
+    assert np.abs(np.asarray(net.wp)[..., 8:16]).max() > 0
 
 
 def test_a_warm_start_keeps_its_residual_table_and_what_freeze_names(records, tmp_path):
