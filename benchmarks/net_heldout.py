@@ -13,6 +13,10 @@ blended label (λ · result + (1 − λ) · sigmoid(value / 250)) and the result
 `--by-ply` adds each net's blend loss on the rows of each stretch of plies: a net may fit the
 many opening rows and the filled boards of drawn games better and the middle game worse, which
 the one figure over all rows hides.
+
+`--bootstrap N` adds, for every net after the first, its blend loss less the first net's on the
+same rows with a 95 % interval from N resamples of whole games: the rows of one game are not
+independent, so an interval over rows would be far too narrow.
 """
 from __future__ import annotations
 
@@ -67,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rule", default="freestyle", choices=sorted(RULES))
     ap.add_argument("--lambda", dest="lam", type=float, default=0.5, help="the game result's weight in the label")
     ap.add_argument("--limit", type=int, default=0, help="score only the first N held-out value rows (0: all)")
+    ap.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                    help="each net's blend loss less the first net's, with a 95 %% interval from N resamples of games")
     ap.add_argument("--by-ply", default="", metavar="P1,P2,...",
                     help="also the blend loss on the rows between these plies (e.g. 20,40,60,80: five stretches)")
     args = ap.parse_args(argv)
@@ -82,11 +88,37 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'plies':40s} " + "  ".join(f"{name:>7s}" for name, _ in stretches))
         print(f"{'rows':40s} " + "  ".join(f"{int(part.sum()):7d}" for _, part in stretches))
     report("tables", tables, y, rows.result, stretches)
+    first = None
     for path in args.nets:
         t0 = time.monotonic()
-        report(Path(path).name, logits(path, args.rule, rows), y, rows.result, stretches,
-               f"  ({time.monotonic() - t0:.0f} s)")
+        lg = logits(path, args.rule, rows)
+        report(Path(path).name, lg, y, rows.result, stretches, f"  ({time.monotonic() - t0:.0f} s)")
+        if args.bootstrap and first is None:
+            first = row_losses(lg, y)
+        elif args.bootstrap:
+            mean, lo, hi = paired_by_game(row_losses(lg, y) - first, rows.game, args.bootstrap)
+            print(f"{'  less ' + Path(args.nets[0]).name:40s} {mean:+.4f}  95 % [{lo:+.4f}, {hi:+.4f}] "
+                  f"over {len(np.unique(rows.game))} games", flush=True)
     return 0
+
+
+def row_losses(lg: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Each row's cross-entropy of its logit against its label."""
+    lg = np.asarray(lg, dtype=np.float64)
+    return np.logaddexp(0, lg) - y * lg
+
+
+def paired_by_game(diff: np.ndarray, game: np.ndarray, n: int, seed: int = 1) -> tuple[float, float, float]:
+    """The mean of per-row differences and its 95 % interval from ``n`` bootstrap resamples of
+    whole games (each resample draws as many games as there are, with replacement)."""
+    keys, idx = np.unique(game, return_inverse=True)
+    sums = np.bincount(idx, weights=diff, minlength=len(keys))
+    counts = np.bincount(idx, minlength=len(keys)).astype(np.float64)
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(keys), size=(n, len(keys)))
+    means = sums[draws].sum(1) / counts[draws].sum(1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return float(diff.mean()), float(lo), float(hi)
 
 
 def ply_stretches(ply: np.ndarray, edges: str) -> list[tuple[str, np.ndarray]]:
