@@ -186,7 +186,8 @@ class LineNet(nn.Module):
             raw = torch.stack([m(self.onehot) for m in self.maps])[..., :f0]
             missed = target[sources] - 0.5 * (raw + raw[:, self.rev])
             # the new features (a wider model) keep the mapping network's own rows: their weights in
-            # the heads are zero, so the start is still the file's net, and their gradient is not
+            # the heads are zero, so the start is still the file's net, and as the rows are not zero
+            # those weights have a gradient from the first step
             self.residual[..., :f0] = 0.5 * (missed + missed[:, self.rev])
         self.free_residual()
         return worst
