@@ -40,3 +40,54 @@ def test_row_losses_average_to_the_trainers_loss():
     lg, y = rng.normal(0, 1, 500), rng.uniform(0, 1, 500)
     from gomocup_bot.training.nettrain import bce
     assert abs(heldout.row_losses(lg, y).mean() - bce(lg, y)) < 1e-12
+
+
+def test_the_best_shift_finds_an_offset_every_logit_shares():
+    rng = np.random.default_rng(7)
+    lg = rng.normal(0, 1.2, 20000)
+    y = (rng.uniform(size=lg.size) < 1 / (1 + np.exp(-(lg + 0.7)))).astype(np.float64)
+    assert abs(heldout.best_shift(lg, y) - 0.7) < 0.05
+    assert abs(heldout.best_shift(lg + 0.7, y)) < 0.05
+    from gomocup_bot.training.nettrain import bce
+    s = heldout.best_shift(lg, y)
+    assert bce(lg + s, y) < min(bce(lg + s - 0.02, y), bce(lg + s + 0.02, y))
+
+
+def test_a_net_that_only_knows_who_is_to_move_gains_nothing_after_the_shifts():
+    # labels from a judgement of the position plus who is to move (the stronger side wins more):
+    # a net with the judgement alone and one that adds each side's offset differ before the shifts,
+    # not after them; a net with a worse judgement stays worse after them
+    rng = np.random.default_rng(11)
+    judgement = rng.normal(0, 1, 30000)
+    sides = rng.uniform(size=judgement.size) < 0.5
+    offset = np.where(sides, 0.8, -0.8)
+    y = (rng.uniform(size=judgement.size) < 1 / (1 + np.exp(-(judgement + offset)))).astype(np.float64)
+    from gomocup_bot.training.nettrain import bce
+    blind, knowing = judgement, judgement + offset
+    assert bce(knowing, y) < bce(blind, y) - 0.03
+    a, own, other = heldout.shift_by_side(blind, y, sides)
+    b, _, _ = heldout.shift_by_side(knowing, y, sides)
+    assert abs(bce(a, y) - bce(b, y)) < 1e-6 and own > 0.6 and other < -0.6
+    worse, _, _ = heldout.shift_by_side(judgement + rng.normal(0, 0.8, judgement.size), y, sides)
+    assert bce(worse, y) > bce(a, y) + 0.01
+
+
+def test_the_side_to_move_is_read_from_the_records_source(tmp_path):
+    from gomocup_bot.training.netdata import rows_of_files
+    lines = ['{"id":0,"rule":"freestyle","size":15,"opening":3,"moves":"hhihggiiighggfghhfiffifheheigejekdjhhefggjdgfdeceefegcgddfhbcg",'
+             '"scores":[],"winner":1,"end":"five","nodes":0,"source":"match pbrain-pentazen - base"}',
+             '{"id":1,"rule":"freestyle","size":15,"opening":3,"moves":"hhihggiiighggfghhfiffifheheigejekdjhhefggjdgfdeceefegcgddfhbcg",'
+             '"scores":[],"winner":1,"end":"five","nodes":0,"source":"match base - pbrain-pentazen"}']
+    path = tmp_path / "games.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    rows = rows_of_files([str(path)], "freestyle", log=lambda *a: None)
+    rows = rows.select(rows.value_row)
+    sides = heldout.engine_to_move(rows, [str(path)], "pentazen")
+    first = rows.game == heldout.game_hash(str(path), 0)
+    assert first.any() and (~first).any()
+    # game 0: PentaZen is black, so it is to move on black's rows; game 1 the other way round
+    assert (sides[first] == (rows.colour[first] == 1)).all()
+    assert (sides[~first] == (rows.colour[~first] == 2)).all()
+    import pytest
+    with pytest.raises(SystemExit, match="no record"):
+        heldout.engine_to_move(rows, [str(path)], "embryo")
