@@ -1,11 +1,16 @@
-"""`benchmarks/net_heldout.py --bootstrap`: the interval of a loss difference resamples whole games,
-so rows that move together within a game do not pass for independent evidence."""
+"""`benchmarks/net_heldout.py`: `--bootstrap`'s interval of a loss difference resamples whole games,
+so rows that move together within a game do not pass for independent evidence; `--side-of`'s
+shifts take out what a net gains by knowing who is to move, and nothing else."""
 from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
 
 import numpy as np
+import pytest
+
+from gomocup_bot.training.netdata import rows_of_files
+from gomocup_bot.training.nettrain import bce
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("net_heldout", ROOT / "benchmarks" / "net_heldout.py")
@@ -38,7 +43,6 @@ def test_a_difference_in_every_game_is_told_apart_from_none():
 def test_row_losses_average_to_the_trainers_loss():
     rng = np.random.default_rng(5)
     lg, y = rng.normal(0, 1, 500), rng.uniform(0, 1, 500)
-    from gomocup_bot.training.nettrain import bce
     assert abs(heldout.row_losses(lg, y).mean() - bce(lg, y)) < 1e-12
 
 
@@ -48,7 +52,6 @@ def test_the_best_shift_finds_an_offset_every_logit_shares():
     y = (rng.uniform(size=lg.size) < 1 / (1 + np.exp(-(lg + 0.7)))).astype(np.float64)
     assert abs(heldout.best_shift(lg, y) - 0.7) < 0.05
     assert abs(heldout.best_shift(lg + 0.7, y)) < 0.05
-    from gomocup_bot.training.nettrain import bce
     s = heldout.best_shift(lg, y)
     assert bce(lg + s, y) < min(bce(lg + s - 0.02, y), bce(lg + s + 0.02, y))
 
@@ -62,7 +65,6 @@ def test_a_net_that_only_knows_who_is_to_move_gains_nothing_after_the_shifts():
     sides = rng.uniform(size=judgement.size) < 0.5
     offset = np.where(sides, 0.8, -0.8)
     y = (rng.uniform(size=judgement.size) < 1 / (1 + np.exp(-(judgement + offset)))).astype(np.float64)
-    from gomocup_bot.training.nettrain import bce
     blind, knowing = judgement, judgement + offset
     assert bce(knowing, y) < bce(blind, y) - 0.03
     a, own, other = heldout.shift_by_side(blind, y, sides)
@@ -73,7 +75,6 @@ def test_a_net_that_only_knows_who_is_to_move_gains_nothing_after_the_shifts():
 
 
 def test_the_side_to_move_is_read_from_the_records_source(tmp_path):
-    from gomocup_bot.training.netdata import rows_of_files
     lines = ['{"id":0,"rule":"freestyle","size":15,"opening":3,"moves":"hhihggiiighggfghhfiffifheheigejekdjhhefggjdgfdeceefegcgddfhbcg",'
              '"scores":[],"winner":1,"end":"five","nodes":0,"source":"match pbrain-pentazen - base"}',
              '{"id":1,"rule":"freestyle","size":15,"opening":3,"moves":"hhihggiiighggfghhfiffifheheigejekdjhhefggjdgfdeceefegcgddfhbcg",'
@@ -88,6 +89,5 @@ def test_the_side_to_move_is_read_from_the_records_source(tmp_path):
     # game 0: PentaZen is black, so it is to move on black's rows; game 1 the other way round
     assert (sides[first] == (rows.colour[first] == 1)).all()
     assert (sides[~first] == (rows.colour[~first] == 2)).all()
-    import pytest
     with pytest.raises(SystemExit, match="no record"):
         heldout.engine_to_move(rows, [str(path)], "embryo")
