@@ -33,13 +33,8 @@ import sys
 import time
 from pathlib import Path
 
+from gomocup_bot.training.records import GameRecord, encode_moves
 from protocol.rules import Rules
-
-LETTERS = "abcdefghijklmnopqrstuvwxyz"
-
-
-def _letters(x: int, y: int) -> str:
-    return LETTERS[x] + LETTERS[y]
 
 
 def lost_positions(dbs: list[str], players: list[str]) -> list[dict]:
@@ -57,7 +52,7 @@ def lost_positions(dbs: list[str], players: list[str]) -> list[dict]:
             ours = 1 if black in players else 2
             if result == 0 or result == ours:
                 continue
-            text = "".join(_letters(x, y) for x, y, _ms in json.loads(moves))
+            text = encode_moves([(x, y) for x, y, _ms in json.loads(moves)])
             name = Rules.from_code(int(rule)).name
             for k in range(stones, len(text) // 2):
                 out.append({"rule": name, "size": width, "moves": text[:2 * k], "game": f"{Path(db).name}:{slot}",
@@ -65,12 +60,19 @@ def lost_positions(dbs: list[str], players: list[str]) -> list[dict]:
     return out
 
 
-def evaluate(positions: Path, engine: str, turn: float, out: Path, jobs: int) -> dict[str, dict]:
-    """`gomocup-tournament evaluate` (resumable) and its answers by moves."""
+Key = tuple[str, int, str]  # rule, size, moves: a position as `evaluate` names it
+
+
+def _key(rule: str, size: int, moves: str) -> Key:
+    return rule, size, moves
+
+
+def evaluate(positions: Path, engine: str, turn: float, out: Path, jobs: int) -> dict[Key, dict]:
+    """`gomocup-tournament evaluate` (resumable) and its answers by position."""
     subprocess.run([sys.executable, "-m", "tournament.cli", "evaluate", str(positions), "--engine", engine,
                     "--turn", str(turn), "-j", str(jobs), "-q", "--max-memory", "300000000", "--out", str(out)],
                    check=True)
-    return {r["moves"]: r for r in _read(out)}
+    return {_key(r["rule"], r.get("size", 15), r["moves"]): r for r in _read(out)}
 
 
 def _read(path: Path) -> list[dict]:
@@ -87,7 +89,7 @@ def _proves_win(answer: dict | None) -> bool:
     return answer is not None and ((answer.get("mate") or 0) > 0 or answer.get("winrate") == 1.0)
 
 
-def fatal_moves(positions: list[dict], answers: dict[str, dict]) -> list[dict]:
+def fatal_moves(positions: list[dict], answers: dict[Key, dict]) -> list[dict]:
     """Each lost game's fatal move (see the module's docstring), unforced ones only."""
     games: dict[str, list[dict]] = {}
     for p in positions:
@@ -97,7 +99,8 @@ def fatal_moves(positions: list[dict], answers: dict[str, dict]) -> list[dict]:
         for p in sorted(rows, key=lambda r: r["ply"]):
             if not p["ours"]:
                 continue
-            before, after = answers.get(p["moves"]), answers.get(p["moves"] + p["played"])
+            before = answers.get(_key(p["rule"], p["size"], p["moves"]))
+            after = answers.get(_key(p["rule"], p["size"], p["moves"] + p["played"]))
             if before is None or after is None:
                 continue
             if before.get("mate") is None and (after.get("mate") or 0) > 0:
@@ -141,17 +144,17 @@ def screen(args: argparse.Namespace) -> None:
             raise SystemExit(f"--candidate {spec!r}: expected LABEL=COMMAND")
         t0 = time.monotonic()
         attack = evaluate(after, engine, args.turn, out / f"{label}-attack.jsonl", args.jobs)
-        proved = sum(_proves_win(attack.get(f["before"] + f["played"])) for f in fatal)
+        proved = sum(_proves_win(attack.get(_key(f["rule"], f["size"], f["before"] + f["played"]))) for f in fatal)
         moves = evaluate(before, engine, args.turn, out / f"{label}-moves.jsonl", args.jobs)
         replies = []
         for f in fatal:
-            best = (moves.get(f["before"]) or {}).get("best")
+            best = (moves.get(_key(f["rule"], f["size"], f["before"])) or {}).get("best")
             if best is not None:
-                replies.append({"rule": f["rule"], "size": f["size"], "moves": f["before"] + _letters(*best)})
+                replies.append({"rule": f["rule"], "size": f["size"], "moves": f["before"] + encode_moves([tuple(best)])})
         _write(out / f"{label}-replies.jsonl", replies)
         judged = evaluate(out / f"{label}-replies.jsonl", args.analyser, args.judge_turn,
                           out / f"{label}-judged.jsonl", args.jobs)
-        held = sum(1 for r in replies if (judged.get(r["moves"], {}).get("mate") or 0) <= 0)
+        held = sum(1 for r in replies if (judged.get(_key(r["rule"], r["size"], r["moves"]), {}).get("mate") or 0) <= 0)
         print(f"{label}: attack proved {proved} of {len(fatal)}; defence held {held} of {len(replies)} "
               f"({time.monotonic() - t0:.0f} s)", flush=True)
 
@@ -166,8 +169,8 @@ def solver(args: argparse.Namespace) -> None:
     wins = nodes = 0
     t0 = time.monotonic()
     for f in fatal:
-        text = f["before"] + f["played"]
-        stones = [(LETTERS.index(text[i]), LETTERS.index(text[i + 1]), 1 + (i // 2) % 2) for i in range(0, len(text), 2)]
+        squares = GameRecord(0, f["rule"], f["size"], 0, f["before"] + f["played"]).move_list()
+        stones = [(x, y, 1 + i % 2) for i, (x, y) in enumerate(squares)]
         board = board_from_stones(f["size"], f["size"], stones, rule=codes[f["rule"]])
         attacker = 1 + len(stones) % 2
         result, _line, used = ThreatSolver(board).run(board, attacker, vct=args.threes > 0, max_depth=args.threes,
