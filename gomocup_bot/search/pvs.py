@@ -87,7 +87,8 @@ P_RAZOR_SCALE = 26  # the razor's margins (`RAZOR_MARGIN`) in hundredths
 P_NET_AVG = 27  # with P_NET: 1, the value head reads the mean of this and the previous position's pool
 P_LEAF_VCF = 28  # threat-search nodes a horizon node may spend proving a VCF (0: off) ...
 P_LEAF_VCF_FOURS = 29  # ... when the side to move has at least this many squares that make a four
-P_LEN = 30
+P_LEAF_VCF_WIDTH = 30  # ... narrowed past its first four to this many near fours a node (0: every four; `vct`)
+P_LEN = 31
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -434,16 +435,18 @@ def _take(b, side, w):
 
 
 @njit(cache=True, nogil=True, forceinline=True, _nrt=False)
-def _threat_win(b, side, nodes, vct, threes, w):
+def _threat_win(b, side, nodes, vct, threes, narrow, w):
     """Does the threat search prove a win for ``side`` within ``nodes`` (VCT with up to
-    ``threes`` threes when ``vct`` is 1, else VCF)? Its nodes and wins are counted as the probes';
-    the line's length is left in ``w.threat.counter[1]``, its first move in ``w.threat.line[0]``."""
+    ``threes`` threes when ``vct`` is 1, else VCF, narrowed to ``narrow`` near fours a node when
+    > 0)? Its nodes and wins are counted as the probes'; the line's length is left in
+    ``w.threat.counter[1]``, its first move in ``w.threat.line[0]``."""
     tw = w.threat
     tw.counter[0] = 0
     tw.counter[1] = 0
     tw.limits[0] = nodes
     tw.limits[1] = vct
     tw.limits[2] = 0
+    tw.limits[4] = narrow
     r, _ = T.solve(b, side, threes, tw)
     w.counter[K_VCT_NODES] += tw.counter[0]
     if r != T.WIN:
@@ -485,7 +488,7 @@ def quiesce(b, side, alpha, beta, ply, qdepth, last, w):
     if w.params[P_LEAF_VCF] > 0 and qdepth == w.params[P_QDEPTH] and _fours_of(b, me) >= w.params[P_LEAF_VCF_FOURS]:
         # a win by fours alone the horizon's one four would not see: the threat search's VCF
         # (its own moves on the board, not the net's; the failures it proves it keeps)
-        if _threat_win(b, side, w.params[P_LEAF_VCF], 0, 0, w):
+        if _threat_win(b, side, w.params[P_LEAF_VCF], 0, 0, w.params[P_LEAF_VCF_WIDTH], w):
             return WIN - ply - w.threat.counter[1] - 1
     if stand > alpha:
         alpha = stand
@@ -624,7 +627,7 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
     else:
         # a forced win by threes and fours the horizon would not see: ask the threat search
         if beta - alpha > 1 and depth <= w.params[P_VCT_DEPTH] and depth >= 1 and _threat_makers(b, me) > 0:
-            if _threat_win(b, side, w.params[P_VCT_NODES], 1, w.params[P_VCT_THREES], w):
+            if _threat_win(b, side, w.params[P_VCT_NODES], 1, w.params[P_VCT_THREES], 0, w):
                 v = WIN - ply - w.threat.counter[1] - 1
                 tt_store(w, key, _to_tt(v, ply), depth, FLAG_LOWER, w.threat.line[0])
                 return v

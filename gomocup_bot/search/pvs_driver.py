@@ -89,7 +89,8 @@ class PvsConfig:
     static_margin: int = K.STATIC_CUT_MARGIN  # the static cut's margin a ply of remaining depth (pvs.P_STATIC_MARGIN)
     razor: int = 100  # the razor's margins in hundredths of `pvs.RAZOR_MARGIN` (pvs.P_RAZOR_SCALE)
     leaf_vcf: int = 0  # threat-search nodes a horizon node may spend on a VCF, 0 off (pvs.P_LEAF_VCF) ...
-    leaf_vcf_fours: int = 3  # ... when its side to move has this many four-making squares (pvs.P_LEAF_VCF_FOURS)
+    leaf_vcf_fours: int = 3  # ... when its side to move has this many four-making squares (pvs.P_LEAF_VCF_FOURS) ...
+    leaf_vcf_width: int = 0  # ... narrowed past its first four to this many near fours a node, 0 every four (pvs.P_LEAF_VCF_WIDTH)
 
 
 @dataclass
@@ -145,6 +146,7 @@ class PvsSearcher:
         p[K.P_NET_AVG] = self.config.net_avg
         p[K.P_LEAF_VCF] = self.config.leaf_vcf
         p[K.P_LEAF_VCF_FOURS] = self.config.leaf_vcf_fours
+        p[K.P_LEAF_VCF_WIDTH] = self.config.leaf_vcf_width
         p[K.P_STATIC_MARGIN] = self.config.static_margin
         p[K.P_RAZOR_SCALE] = self.config.razor
         if self.config.tt_age:

@@ -38,7 +38,7 @@ from gomocup_bot.core.classes import (
     C_THREEP,
     combo_tables,
 )
-from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_PAD, M_RULE, M_STRIDE, M_WIDTH, RULE_RENJU
+from gomocup_bot.core.constants import EMPTY, M_HEIGHT, M_NMOVES, M_PAD, M_RULE, M_STRIDE, M_WIDTH, RULE_RENJU
 from gomocup_bot.search.layer import find_class, legal_for, sort_moves
 
 # hot kernels without reference counting (``_nrt=False``): see `search.pvs`
@@ -48,6 +48,8 @@ MAX_PLY = 128
 MAX_GEN = 64  # moves a node keeps (threats are few; more means a wild position)
 ATTACKER_SALT = np.uint64(0x5D4C3B2A19081726)
 VCT_SALT = np.uint64(0x3C6EF372FE94F82B)  # VCF failures say nothing of VCT
+NARROW_SALT = np.uint64(0x2545F4914F6CDD1D)  # nor do a narrowed search's failures of the exact one's
+NEAR = 4  # a narrowed VCF's next four lies on a line through the attacker's last one, this close
 
 ThreatWork = namedtuple("ThreatWork", ["tt_key", "tt_depth", "tt_rem", "moves", "scores", "line", "counter",
                                        "limits", "stop", "attack", "kept", "killer"])
@@ -59,7 +61,11 @@ ThreatWork = namedtuple("ThreatWork", ["tt_key", "tt_depth", "tt_rem", "moves", 
 # kept: row `ply` holds a defender node's first refuted reply's line (plies ply+1 onwards) while
 # its other replies are searched, since they overwrite the deeper plies of `line`;
 # counter: [nodes, best line length, attacker nodes cut by the ply limit];
-# limits: [max nodes, vct (1) or vcf (0), first VCT depth, ply limit]
+# limits: [max nodes, vct (1) or vcf (0), first VCT depth, ply limit, narrow]: with narrow = k > 0
+# a VCF past its first move tries only the k best fours on a line through the attacker's last four
+# within NEAR squares (the shape of the horizon VCF of PentaZen's search: a follow-up four mostly
+# grows from the stones just played); the defender is never narrowed, so a win is still a proof,
+# but a failure proves nothing beyond the narrowed search.
 # The ply limits a VCT deepens through (the last one the array bound): a short line is found
 # before the tree of long four sequences is searched (a 15-ply renju VCT of the tactics set took
 # 921k nodes with only the threes bounded, 8.0k through 10 and 16 plies; docs/search.md).
@@ -75,7 +81,7 @@ def new_work(board, stop, tt_entries: int = 1 << 16) -> ThreatWork:
     return ThreatWork(np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int16),
                       np.zeros(MAX_PLY * MAX_GEN, dtype=np.int32), np.zeros(MAX_PLY * MAX_GEN, dtype=np.int32),
                       np.full(MAX_PLY, -1, dtype=np.int32), np.zeros(3, dtype=np.int64),
-                      np.array([0, 0, 0, MAX_PLY - 4], dtype=np.int64), stop, attack,
+                      np.array([0, 0, 0, MAX_PLY - 4, 0], dtype=np.int64), stop, attack,
                       np.zeros((MAX_PLY, MAX_PLY), dtype=np.int32), np.full(2 * MAX_PLY, -1, dtype=np.int32))
 
 
@@ -115,6 +121,30 @@ def _gen_attacks(b, a, ply, w):
             w.moves[base0 + n] = q
             w.scores[base0 + n] = sc
             n += 1
+    sort_moves(w, base0, n)
+    return n
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _gen_near_fours(b, a, ply, w, centre):
+    """The attacker's four squares on the four lines through ``centre``, within NEAR of it, best
+    first; returns the count (the narrowed VCF's candidates: 32 squares, not a board scan)."""
+    ai = a - 1
+    base0 = ply * MAX_GEN
+    n = 0
+    for d in range(4):
+        step = b.dirs[d]
+        for s in range(-NEAR, NEAR + 1):
+            if s == 0:
+                continue
+            q = centre + s * step
+            if b.cells[q] != EMPTY:
+                continue
+            c = b.cls[ai, q]
+            if c == C_FOUR or c == C_FOURP or c == C_FOUR3:
+                w.moves[base0 + n] = q
+                w.scores[base0 + n] = 1000 + w.attack[ai, b.combo[ai, q]]
+                n += 1
     sort_moves(w, base0, n)
     return n
 
@@ -175,12 +205,14 @@ def _to_front(w, base0, n, q):
 
 
 @njit(cache=True, nogil=True, forceinline=True)
-def _key(b, a, vct):
+def _key(b, a, vct, narrow):
     k = b.hash[0]
     if a == 2:
         k ^= ATTACKER_SALT
     if vct != 0:
         k ^= VCT_SALT
+    if narrow != 0:
+        k ^= NARROW_SALT * np.uint64(narrow)
     return k
 
 
@@ -283,7 +315,8 @@ def node(b, a, attacking, depth, ply, last, w):
     if rem <= 0:
         w.counter[2] += 1
         return FAIL
-    key = _key(b, a, w.limits[1])
+    narrow = w.limits[4] if w.limits[1] == 0 else 0
+    key = _key(b, a, w.limits[1], narrow)
     mask = np.uint64(w.tt_key.shape[0] - 1)
     slot = key & mask
     if w.tt_key[slot] == key and w.tt_depth[slot] >= depth + 1 and w.tt_rem[slot] >= rem:
@@ -291,10 +324,16 @@ def node(b, a, attacking, depth, ply, last, w):
             w.counter[2] += 1  # proven under a ply limit only: a longer limit must look again
         return FAIL
     cuts = w.counter[2]
-    n = _gen_attacks(b, a, ply, w)
+    nm = b.meta[M_NMOVES]
+    if narrow > 0 and ply >= 2 and nm >= 2:
+        n = _gen_near_fours(b, a, ply, w, np.int64(b.stack[nm - 2]))
+    else:
+        n = _gen_attacks(b, a, ply, w)
     base0 = ply * MAX_GEN
     _to_front(w, base0, n, w.killer[2 * ply + 1])  # the older killer, then the newer in front of it
     _to_front(w, base0, n, w.killer[2 * ply])
+    if narrow > 0 and ply >= 2 and n > narrow:
+        n = narrow
     unknown = False
     for i in range(n):
         q = w.moves[base0 + i]
@@ -366,11 +405,12 @@ class ThreatSolver:
         self.work = new_work(board, self.stop, tt_entries)
 
     def run(self, board, attacker: int, *, vct: bool, max_depth: int, max_nodes: int,
-            min_depth: int = 0) -> tuple[int, list[int], int]:
+            min_depth: int = 0, narrow: int = 0) -> tuple[int, list[int], int]:
         """(WIN/FAIL/UNKNOWN, the winning line from the attacker's first move, nodes). VCT deepens
-        from ``min_depth`` threes to ``max_depth``."""
+        from ``min_depth`` threes to ``max_depth``; ``narrow`` > 0 narrows a VCF (see `limits`)."""
         w = self.work
         w.counter[:] = 0
+        w.limits[4] = narrow
         w.limits[0] = max_nodes
         w.limits[1] = 1 if vct else 0
         w.limits[2] = min(max(0, min_depth), max_depth)
