@@ -20,8 +20,9 @@ position before it, is the move it plays at `--turn` one after which the analyse
 `--judge-turn`) finds no forced win? The second counts a win the analyser misses as a hold, so it
 is an upper bound, and it is only as steady as the candidate's choice: an engine whose move at
 `--turn` depends on which iteration finishes swings it by tens between two runs (run such a
-candidate twice under two labels and compare its `-moves.jsonl`; docs/journal/search-2026-12.md). `solver` runs our own threat solver (the root checks' VCF/VCT) for the winner
-on the positions after the fatal moves, with the given budget. Every step appends to files in
+candidate twice under two labels and compare its `-moves.jsonl`; docs/journal/search-2026-12.md).
+`solver` runs our own threat solver (the root checks' VCF/VCT) for the winner on the positions
+after the fatal moves, with the given budget. Every step appends to files in
 OUT and skips what they hold, so a stopped run resumes. Opponents' command lines are arguments:
 nothing here builds or names a binary.
 """

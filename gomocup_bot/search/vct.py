@@ -324,9 +324,8 @@ def node(b, a, attacking, depth, ply, last, w):
             w.counter[2] += 1  # proven under a ply limit only: a longer limit must look again
         return FAIL
     cuts = w.counter[2]
-    nm = b.meta[M_NMOVES]
-    if narrow > 0 and ply >= 2 and nm >= 2:
-        n = _gen_near_fours(b, a, ply, w, np.int64(b.stack[nm - 2]))
+    if narrow > 0 and ply >= 2:  # the attacker's last four is on the stack under the block
+        n = _gen_near_fours(b, a, ply, w, np.int64(b.stack[b.meta[M_NMOVES] - 2]))
     else:
         n = _gen_attacks(b, a, ply, w)
     base0 = ply * MAX_GEN

@@ -3,6 +3,9 @@ random small boards under every rule and k 4-6 cross-checked against an exhausti
 search (every empty square tried, rules from the referee)."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
@@ -245,7 +248,7 @@ def _narrow(board, attacker, k, nodes=1_000_000):
 def test_narrowed_vcf_claims_only_true_wins(case):
     """The narrowed VCF (the horizon's: past its first four only the k best fours near the last)
     cuts the attacker's choices, never the defender's: every win it claims is a VCF by the
-    exhaustive search, and the line it gives replays as one."""
+    exhaustive search (its lines replay on the referee in the tactics-set test below)."""
     rule, k, w, h, stones, attacker = case
     board = board_from_stones(w, h, stones, k, rule)
     ref = referee.Board(w, h)
@@ -262,11 +265,6 @@ def test_narrowed_vcf_on_the_tactics_set():
     the referee; with 3 near fours a node it finds most of them on fewer nodes than the exact
     search (on the positions of real games the saving is larger: docs/search.md), and with 1 it
     finds fewer (the narrowing is real)."""
-    import json
-    from pathlib import Path
-
-    from gomocup_bot.core.constants import RULE_EXACT
-
     codes = {"freestyle": RULE_FREESTYLE, "standard": RULE_EXACT, "renju": RULE_RENJU}
     rules = {"freestyle": FREESTYLE, "standard": EXACT_FIVE, "renju": RENJU}
     recs = [json.loads(line) for line in (Path(__file__).parent / "data" / "vcf.jsonl").read_text().splitlines()
