@@ -19,7 +19,7 @@ from tournament.engines.spec import EngineSpecError, available_builtins, parse_e
 from tournament.game.export import write_game
 from tournament.play.openings import BUILTIN_OPENINGS, EMPTY_OPENING, OpeningError, load_openings
 from tournament.progress import Progress, format_duration
-from tournament.report.tables import crosstable, endings_summary, standings_table
+from tournament.report.tables import colour_table, crosstable, endings_summary, standings_table
 from tournament.play.runner import (
     RunSummary,
     SprtSettings,
@@ -183,7 +183,8 @@ def _sprt_settings(args: argparse.Namespace) -> SprtSettings | None:
     return SprtSettings(elo0, elo1, args.alpha, args.beta, pentanomial=not args.trinomial)
 
 
-def _print_results(store: Store, summary: RunSummary | None, names: list[str] | None = None) -> None:
+def _print_results(store: Store, summary: RunSummary | None, names: list[str] | None = None,
+                   by_colour: bool = False) -> None:
     games = store.games()
     if names is not None:
         wanted = set(names)
@@ -193,6 +194,9 @@ def _print_results(store: Store, summary: RunSummary | None, names: list[str] | 
     if table:
         print()
         print(table)
+    if by_colour and games:
+        print()
+        print(colour_table(games))
     if games:
         print()
         print(f"{len(games)} games; endings: {endings_summary(games)}")
@@ -265,7 +269,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         print(f"wrote {args.html} ({count} games)")
         return 0
     with Store(args.db) as store:
-        _print_results(store, None)
+        _print_results(store, None, by_colour=True)
         _print_sprt_trail(store, args)
     return 0
 
@@ -359,10 +363,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "report",
-        help="standings and crosstable of a database, at any time (even during a run)",
+        help="standings, crosstable and points by colour of a database, at any time (even during a run)",
         description="Print the standings (maximum-likelihood Elo with 95 % errors, score, W-D-L, likelihood of "
-        "superiority, losses by reason, thinking time, peak memory) and the crosstable of a results database. "
-        "Safe while a tournament is writing to it.",
+        "superiority, losses by reason, thinking time, peak memory), the crosstable and each engine's points as "
+        "black and as white by the opening's number of stones (where a match is won or lost) of a results "
+        "database. Safe while a tournament is writing to it.",
     )
     p.add_argument("db", metavar="DB", help="a database written by match, gauntlet, roundrobin or ladder")
     p.add_argument("--html", metavar="FILE", help="write one self-contained HTML page instead (standings with an Elo chart, "

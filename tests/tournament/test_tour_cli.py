@@ -90,6 +90,10 @@ def test_match_report_and_export(tmp_path: Path) -> None:
     assert "off-board 4" in lines[3]
     report = run_cli("report", str(db))
     assert report.returncode == 0 and "alpha" in report.stdout and "beta" in report.stdout
+    # no opening: alpha won its two games as black and its two as white
+    colours = report.stdout.split("by the opening's stones")[1].splitlines()
+    assert colours[1].split() == ["black", "0", "white", "0"]
+    assert colours[2].split() == ["alpha", "2/2", "2/2"] and colours[3].split() == ["beta", "0/2", "0/2"]
     psq = sorted((tmp_path / "psq").glob("*.psq"))
     assert len(psq) == 4
     first = psq[0].read_text().splitlines()

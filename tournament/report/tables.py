@@ -125,3 +125,35 @@ def crosstable(games: list[GameRecord]) -> str:
 def endings_summary(games: list[GameRecord]) -> str:
     counts = Counter(g.ending.value for g in games)
     return ", ".join(f"{k} {v}" for k, v in counts.most_common())
+
+
+def colour_table(games: list[GameRecord]) -> str:
+    """Each engine's points as black and as white, by the opening's number of stones.
+
+    Balanced openings are balanced only between engines of one strength: against a stronger
+    engine the points are mostly lost on one colour of one kind of opening (the side that must
+    defend), and this table shows where, which the total hides."""
+    points: Counter = Counter()
+    played: Counter = Counter()
+    sizes: set[int] = set()
+    for g in games:
+        if g.black == g.white:
+            continue
+        sizes.add(g.opening_stones)
+        for name, colour in ((g.black, "black"), (g.white, "white")):
+            points[(name, colour, g.opening_stones)] += g.score_for(name)
+            played[(name, colour, g.opening_stones)] += 1
+    names = [s.name for s in standings(games)]
+    if not names:
+        return ""
+    columns = [(colour, k) for k in sorted(sizes) for colour in ("black", "white")]
+    width = 11
+    lines = ["points as black and as white, by the opening's stones (points/games)",
+             " " * 22 + " ".join(f"{f'{c} {k}':>{width}}" for c, k in columns)]
+    for name in names:
+        cells = []
+        for colour, k in columns:
+            n = played[(name, colour, k)]
+            cells.append((f"{points[(name, colour, k)]:g}/{n}" if n else "-").rjust(width))
+        lines.append(f"{name[:20]:<22}" + " ".join(cells))
+    return "\n".join(lines)
