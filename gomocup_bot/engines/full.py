@@ -25,7 +25,9 @@ default: the evaluation's pattern sums averaged over this and the previous posit
 (the forced defence against an open three costs no depth: 1 everywhere, 2 at PV nodes; off),
 ``leaf_vcf`` (threat-search nodes a horizon node may spend proving a win by fours alone, when
 its side to move has at least ``leaf_vcf_fours`` squares that make a four; 0, off; with
-``leaf_vcf_width`` k > 0, past its first four only the k best fours near the last are tried), ``iir``
+``leaf_vcf_width`` k > 0, past its first four only the k best fours near the last are tried),
+``defence_cap`` (against the opponent's open three, once a move holds, at most this many of the
+blocks and our fours, fewer near the horizon as PentaZen counts them; 0, all), ``iir``
 (internal iterative reduction: nodes this deep or deeper without a hash move search one ply
 less; 0, off), ``width`` (moves kept at a quiet inner node, 14; ``net_width``, 18, where the
 net evaluates), ``mate_width`` (1: such a
@@ -338,6 +340,7 @@ class FullEngine(SearchEngineBase):
                                                          leaf_vcf=self.option("leaf_vcf", PvsConfig.leaf_vcf, int),
                                                          leaf_vcf_fours=self.option("leaf_vcf_fours", PvsConfig.leaf_vcf_fours, int),
                                                          leaf_vcf_width=self.option("leaf_vcf_width", PvsConfig.leaf_vcf_width, int),
+                                                         defence_cap=self.option("defence_cap", PvsConfig.defence_cap, int),
                                                          width=self.option("width", PvsConfig.width, int),
                                                          net_width=self.option("net_width", PvsConfig.net_width, int),
                                                          max_depth=self.option("max_depth", PvsConfig.max_depth, int),

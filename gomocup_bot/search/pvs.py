@@ -88,7 +88,8 @@ P_NET_AVG = 27  # with P_NET: 1, the value head reads the mean of this and the p
 P_LEAF_VCF = 28  # threat-search nodes a horizon node may spend proving a VCF (0: off) ...
 P_LEAF_VCF_FOURS = 29  # ... when the side to move has at least this many squares that make a four
 P_LEAF_VCF_WIDTH = 30  # ... narrowed past its first four to this many near fours a node (0: every four; `vct`)
-P_LEN = 31
+P_DEFENCE_CAP = 31  # against an open three, at most min(this, DEFENCE_COUNT[depth]) moves once one holds (0: all)
+P_LEN = 32
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -97,6 +98,9 @@ P_LEN = 31
 # cut. The margins are in evaluation units (250 a logit).
 LOG100 = np.array([0] + [int(round(100 * np.log(i))) for i in range(1, 257)], dtype=np.int64)
 MOVE_COUNT_LIMIT = np.array([3 + int(d ** 1.32) for d in range(MAX_PLY + 1)], dtype=np.int64)
+# against an open three (the blocks first, then our fours) PentaZen's count: 3, 5, 7, 8, 9, ... moves
+# at 1, 2, 3, 4, 5 ... plies left, capped by P_DEFENCE_CAP
+DEFENCE_COUNT = np.array([3] + [int(round(5 * np.sqrt(d) - 2)) for d in range(1, MAX_PLY + 1)], dtype=np.int64)
 STATIC_CUT_DEPTH = 6  # reverse futility up to this remaining depth
 STATIC_CUT_MARGIN = 60  # per ply of remaining depth (the default of P_STATIC_MARGIN)
 RAZOR_MARGIN = (0, 40, 90)  # remaining depth 1, 2: static value this far below alpha -> quiescence (x P_RAZOR_SCALE / 100)
@@ -667,6 +671,9 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
             distract = (2 if _far(b, q, last) else 0) + (1 if _far(b, q, own_last) else 0)
             if distract == 3 and searched > 0 and best > -WIN_BOUND and depth < TRIVIAL_DEPTH:
                 continue
+        if (mode == 1 and w.params[P_DEFENCE_CAP] > 0 and searched > 0 and best > -WIN_BOUND
+                and searched >= min(DEFENCE_COUNT[min(depth, MAX_PLY)], w.params[P_DEFENCE_CAP])):
+            break  # the defences and fours ordered later are not searched once one holds
         if sel and mode == 0 and searched > 0 and best > -WIN_BOUND and q != tmove:
             if searched >= move_limit:
                 break  # the rest are ordered later still

@@ -319,6 +319,23 @@ def test_internal_iterative_reduction_spends_fewer_nodes_and_keeps_the_proofs():
     assert nodes[1] < 0.95 * nodes[0], nodes
 
 
+def test_the_defence_cap_spends_fewer_nodes_and_claims_no_loss_the_full_defence_refutes():
+    # against an open three at most a few blocks and fours once one holds (defence_cap): the same
+    # fixed-depth searches of the bench's midgames visit fewer nodes, and a loss the capped search
+    # claims the full one claims too (the cap never cuts before a move that holds is known)
+    pairs, nodes = _midgames_at_fixed_depth(9, dict(defence_cap=0), dict(defence_cap=3))
+    for full, capped in pairs:
+        if capped.score < -WIN_BOUND:
+            assert full.score < -WIN_BOUND, (full.score, capped.score)
+    assert nodes[1] < 0.95 * nodes[0], nodes
+    # the open three is still answered on its line
+    rows = put(put(blank(), [(5, 7), (6, 7), (7, 7)], "x"), [(6, 8), (7, 9)], "o")
+    board, _ = board_from_rows(rows)
+    out = search(board, WHITE, depth=6, defence_cap=2)
+    x, y = xy(board, out.move)
+    assert y == 7 and x in (2, 3, 4, 8, 9) and out.score > -WIN_BOUND, (x, y, out.score)
+
+
 def test_root_reductions_spend_fewer_nodes_and_claim_nothing_the_full_root_refutes():
     # the root's late quiet moves get a reduced look first (root_lmr): the same fixed-depth
     # searches of the bench's midgames visit far fewer nodes, and every forced result the reduced
