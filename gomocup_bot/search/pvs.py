@@ -671,7 +671,7 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
             distract = (2 if _far(b, q, last) else 0) + (1 if _far(b, q, own_last) else 0)
             if distract == 3 and searched > 0 and best > -WIN_BOUND and depth < TRIVIAL_DEPTH:
                 continue
-        if (mode == 1 and w.params[P_DEFENCE_CAP] > 0 and searched > 0 and best > -WIN_BOUND
+        if (mode == 1 and w.params[P_DEFENCE_CAP] > 0 and best > -WIN_BOUND
                 and searched >= min(DEFENCE_COUNT[min(depth, MAX_PLY)], w.params[P_DEFENCE_CAP])):
             break  # the defences and fours ordered later are not searched once one holds
         if sel and mode == 0 and searched > 0 and best > -WIN_BOUND and q != tmove:

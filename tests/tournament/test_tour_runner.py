@@ -172,9 +172,10 @@ async def test_gauntlet_against_every_kind_of_misbehaviour(tmp_path: Path) -> No
     }
     engines = [fake_spec("champion", "--row", "0")] + [fake_spec(name, "--row", "9", *args) for name, (args, _) in opponents.items()]
     tc = TimeControl(turn_ms=500, tolerance_ms=1000, late_grace_ms=200)
-    # 5 s to answer START: a fake brain is a Python process, and beside the suite's other worker (brains loading
-    # their kernels) one took more than 2 s to start and lost as start-failed instead of by its own misbehaviour
-    config = GameConfig(rules=RENJU, time=tc, start_timeout=5.0)
+    # 10 s to answer START: a fake brain is a Python process, and beside the suite's other worker (brains loading
+    # or compiling their kernels) one took more than 2 s to start, and once more than 5 s, and lost as
+    # start-failed instead of by its own misbehaviour (the no-start brain's two games wait it out)
+    config = GameConfig(rules=RENJU, time=tc, start_timeout=10.0)
     settings = TournamentSettings("gauntlet", engines, config, pairs=1, openings=[EMPTY_OPENING], concurrency=2)
     with Store(tmp_path / "g.sqlite") as store:
         settings = prepare_store(store, settings, resume=False)

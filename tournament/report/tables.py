@@ -130,9 +130,9 @@ def endings_summary(games: list[GameRecord]) -> str:
 def colour_table(games: list[GameRecord]) -> str:
     """Each engine's points as black and as white, by the opening's number of stones.
 
-    Balanced openings are balanced only between engines of one strength: against a stronger
-    engine the points are mostly lost on one colour of one kind of opening (the side that must
-    defend), and this table shows where, which the total hides."""
+    An opening set balanced as a whole need not be balanced by colour (black wins most of
+    Piskvork's three-stone openings even between equal engines): the total hides whether an
+    engine loses on the colour that must defend or fails to convert the one that leads."""
     points: Counter = Counter()
     played: Counter = Counter()
     sizes: set[int] = set()
