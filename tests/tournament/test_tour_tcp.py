@@ -17,7 +17,9 @@ from tournament.play.openings import BUILTIN_OPENINGS
 from tournament.game.record import BLACK_WON, WHITE_WON
 from tournament.engines.session import GameConfig, TimeControl
 
-CONFIG = GameConfig(time=TimeControl(turn_ms=2000, tolerance_ms=1000), start_timeout=10.0)
+# a generous turn: no test here waits for a timeout with it, and the builtin greedy brain (a Python process
+# that imports its kernels) once took more than 3 s for a move beside the suite's other worker
+CONFIG = GameConfig(time=TimeControl(turn_ms=5000, tolerance_ms=1000), start_timeout=10.0)
 
 
 async def _serve_fake_brain(args: list[str], stream: trio.SocketStream) -> None:
