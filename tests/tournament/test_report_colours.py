@@ -27,3 +27,23 @@ def test_points_are_split_by_colour_and_opening_stones():
 
 def test_an_empty_database_gives_no_table():
     assert colour_table([]) == ""
+
+
+def test_the_html_report_shows_the_same_tallies_escaped():
+    from tournament.report.html import render_html, summary
+
+    games = [
+        _game("a<b", "weak", BLACK_WON, 3), _game("weak", "a<b", BLACK_WON, 3),
+        _game("weak", "a<b", DRAW, 5),
+    ]
+    data = summary(games, None)["by_colour"]
+    assert data["columns"] == [{"colour": "black", "stones": 3}, {"colour": "white", "stones": 3},
+                               {"colour": "black", "stones": 5}, {"colour": "white", "stones": 5}]
+    rows = {r["name"]: r["cells"] for r in data["rows"]}
+    assert rows["a<b"] == [[1.0, 1], [0.0, 1], None, [0.5, 1]]
+    assert rows["weak"] == [[1.0, 1], [0.0, 1], [0.5, 1], None]
+    page = render_html(summary(games, None), "colours")
+    table = page[page.index('<table id="by-colour">'):]
+    table = table[:table.index("</table>")]
+    assert "a&lt;b" in table and "a<b" not in table
+    assert "<td>0.5/1 (50 %)</td>" in table and table.count("<td>-</td>") == 2

@@ -157,6 +157,11 @@ def test_watch_a_database_and_replay(browser, start_server, shots, match_db, tmp
     _wait(browser, lambda d: _count(d, "#watch-games tr") == 5, what="the new game")
     assert browser.find_elements("css selector", "#watch-games tr")[0].get_attribute("data-slot") == "99"
     assert "5 games" in browser.find_element("id", "db-info").text
+    colour_rows = browser.find_elements("css selector", "#watch-colours tbody tr")
+    assert sorted(r.find_element("css selector", "th.name").text for r in colour_rows) == ["greedy", "random"]
+    for row in colour_rows:  # every game counts once for each engine, as black or as white
+        cells = [td.text for td in row.find_elements("css selector", "td") if td.text != "-"]
+        assert sum(int(c.split("/")[1]) for c in cells) == 5
 
 
 def test_html_report_opens_offline(browser, match_db, shots, tmp_path):
@@ -173,6 +178,8 @@ def test_html_report_opens_offline(browser, match_db, shots, tmp_path):
     assert [r.find_element("css selector", "td.name").text for r in rows] == ["greedy", "random"]
     assert _count(browser, "svg.elo-chart circle") == 2
     assert "LLR" in browser.find_element("id", "sprt").text
+    colour_rows = browser.find_elements("css selector", "#by-colour tbody tr")
+    assert [r.find_element("css selector", "th.name").text for r in colour_rows] == ["greedy", "random"]
     browser.save_screenshot(str(shots / "report-top.png"))
     games = browser.find_elements("css selector", "details.game")
     assert len(games) == 4

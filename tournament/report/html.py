@@ -1,6 +1,7 @@
 """`gomocup-tournament report DB --html FILE`: the results of a database as one self-contained HTML file.
 
-Standings with Elo ± 95 % error (table and an inline SVG chart), the crosstable, how games ended, the
+Standings with Elo ± 95 % error (table and an inline SVG chart), the crosstable, each engine's points by
+colour and opening size, how games ended, the
 SPRT state of a match that has one, and every game as a board that replays move by move (an SVG drawn
 by the page's own script, the same `board.js` the web board uses). No external resource is referenced:
 the file opens offline and can be mailed around.
@@ -22,7 +23,7 @@ from typing import Any
 from protocol.rules import RuleError, Rules
 from tournament.game.endings import Ending
 from tournament.game.record import GameRecord
-from tournament.report.tables import standings
+from tournament.report.tables import colour_tallies, standings
 from tournament.results.store import Store
 
 
@@ -117,11 +118,20 @@ def summary(games: list[GameRecord], config: dict[str, Any] | None = None, *, wi
             for s in rows
         ],
         "crosstable": {"names": names, "cells": cross},
+        "by_colour": _by_colour(games, names),
         "endings": dict(endings.most_common()),
         "losses_by": {name: dict(c.most_common()) for name, c in losses_by.items()},
         "sprt": _sprt(games, config),
         "chart": elo_chart_svg(rows),
         "games": [game_json(g, with_moves) for g in games],
+    }
+
+
+def _by_colour(games: list[GameRecord], names: list[str]) -> dict[str, Any]:
+    tallies = colour_tallies(games, names)
+    return {
+        "columns": [{"colour": colour, "stones": k} for colour, k in tallies.columns],
+        "rows": [{"name": name, "cells": [None if c is None else [c[0], c[1]] for c in cells]} for name, cells in tallies.rows],
     }
 
 
@@ -209,6 +219,14 @@ def render_html(data: dict[str, Any], title: str) -> str:
             for other, c in zip(names, cells)
         )
         cross_rows.append(f'<tr><th class="name">{e(name)}</th>{tds}</tr>')
+    colour = data["by_colour"]
+    colour_head = "".join(f'<th>{e(c["colour"])} {c["stones"]}</th>' for c in colour["columns"])
+    colour_rows = "".join(
+        f'<tr><th class="name">{e(r["name"])}</th>'
+        + "".join("<td>-</td>" if c is None else f'<td>{c[0]:g}/{c[1]} ({100 * c[0] / c[1]:.0f} %)</td>' for c in r["cells"])
+        + "</tr>"
+        for r in colour["rows"]
+    )
     ending_rows = "".join(f"<tr><td>{e(k)}</td><td>{v}</td></tr>" for k, v in data["endings"].items())
     sprt_html = '<p class="muted">No SPRT in this tournament.</p>'
     if data["sprt"]:
@@ -243,6 +261,9 @@ def render_html(data: dict[str, Any], title: str) -> str:
 </section>
 <section><h2>Crosstable</h2><p class="muted">points / games of the row engine against the column engine</p>
 <table id="crosstable"><thead><tr><th></th>{"".join(f"<th>{e(n[:12])}</th>" for n in names)}</tr></thead><tbody>{"".join(cross_rows)}</tbody></table></section>
+<section><h2>By colour</h2><p class="muted">points / games of each engine as black and as white, by the opening's number of stones:
+an opening set balanced as a whole need not be balanced by colour</p>
+<table id="by-colour"><thead><tr><th></th>{colour_head}</tr></thead><tbody>{colour_rows}</tbody></table></section>
 <section><h2>How games ended</h2><table id="endings"><thead><tr><th>ending</th><th>games</th></tr></thead><tbody>{ending_rows}</tbody></table></section>
 <section><h2>SPRT</h2>{sprt_html}</section>
 <section><h2>Games</h2><p class="muted">Open a game to replay it: drag the slider or use the buttons.</p>

@@ -127,12 +127,21 @@ def endings_summary(games: list[GameRecord]) -> str:
     return ", ".join(f"{k} {v}" for k, v in counts.most_common())
 
 
-def colour_table(games: list[GameRecord]) -> str:
+@dataclass(frozen=True)
+class ColourTallies:
+    """Points and games of each engine by colour and opening size (the text and HTML reports' table)."""
+    columns: list[tuple[str, int]]  # (colour, opening stones), fewest stones first, black before white
+    rows: list[tuple[str, list[tuple[float, int] | None]]]  # (engine, (points, games) per column, None if none)
+
+
+def colour_tallies(games: list[GameRecord], names: list[str] | None = None) -> ColourTallies:
     """Each engine's points as black and as white, by the opening's number of stones.
 
     An opening set balanced as a whole need not be balanced by colour (black wins most of
     Piskvork's three-stone openings even between equal engines): the total hides whether an
-    engine loses on the colour that must defend or fails to convert the one that leads."""
+    engine loses on the colour that must defend or fails to convert the one that leads.
+    Engines come in the order of `names` (default: the standings'; a caller that has ranked them
+    already passes its order and saves the fit); a game of an engine against itself is left out."""
     points: Counter = Counter()
     played: Counter = Counter()
     sizes: set[int] = set()
@@ -143,17 +152,26 @@ def colour_table(games: list[GameRecord]) -> str:
         for name, colour in ((g.black, "black"), (g.white, "white")):
             points[(name, colour, g.opening_stones)] += g.score_for(name)
             played[(name, colour, g.opening_stones)] += 1
-    names = [s.name for s in standings(games)]
-    if not names:
-        return ""
     columns = [(colour, k) for k in sorted(sizes) for colour in ("black", "white")]
-    width = 11
-    lines = ["points as black and as white, by the opening's stones (points/games)",
-             " " * 22 + " ".join(f"{f'{c} {k}':>{width}}" for c, k in columns)]
-    for name in names:
-        cells = []
+    rows = []
+    for name in names if names is not None else [s.name for s in standings(games)]:
+        cells: list[tuple[float, int] | None] = []
         for colour, k in columns:
             n = played[(name, colour, k)]
-            cells.append((f"{points[(name, colour, k)]:g}/{n}" if n else "-").rjust(width))
-        lines.append(f"{name[:20]:<22}" + " ".join(cells))
+            cells.append((float(points[(name, colour, k)]), n) if n else None)
+        rows.append((name, cells))
+    return ColourTallies(columns, rows)
+
+
+def colour_table(games: list[GameRecord]) -> str:
+    """`colour_tallies` as text (`report DB`); empty when there is no game."""
+    tallies = colour_tallies(games)
+    if not tallies.rows:
+        return ""
+    width = 11
+    lines = ["points as black and as white, by the opening's stones (points/games)",
+             " " * 22 + " ".join(f"{f'{c} {k}':>{width}}" for c, k in tallies.columns)]
+    for name, cells in tallies.rows:
+        shown = [(f"{cell[0]:g}/{cell[1]}" if cell else "-").rjust(width) for cell in cells]
+        lines.append(f"{name[:20]:<22}" + " ".join(shown))
     return "\n".join(lines)

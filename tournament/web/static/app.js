@@ -211,6 +211,14 @@
       rows + "</tbody></table>" + (d.sprt ? "<p>SPRT " + GomokuBoard.esc(d.sprt.engine) + ": LLR " + d.sprt.llr + " in [" +
       d.sprt.lower + ", " + d.sprt.upper + "] " + (d.sprt.decision || "undecided") + "</p>" : "");
     $("watch-chart").innerHTML = d.chart;
+    var colour = d.by_colour;
+    $("watch-colours").innerHTML = colour.rows.length ? "<table><thead><tr><th></th>" + colour.columns.map(function (c) {
+      return "<th>" + GomokuBoard.esc(c.colour) + " " + c.stones + "</th>";
+    }).join("") + "</tr></thead><tbody>" + colour.rows.map(function (r) {
+      return "<tr><th class=\"name\">" + GomokuBoard.esc(r.name) + "</th>" + r.cells.map(function (c) {
+        return "<td>" + (c === null ? "-" : c[0] + "/" + c[1]) + "</td>";
+      }).join("") + "</tr>";
+    }).join("") + "</tbody></table>" : "";
     var body = $("watch-games").querySelector("tbody");
     body.innerHTML = d.games.slice().reverse().map(function (g) {
       return "<tr data-slot=\"" + g.slot + "\"" + (g.slot === selected ? " class=\"sel\"" : "") + "><td>#" + g.slot + "</td><td class=\"name\">" +
