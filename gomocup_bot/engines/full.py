@@ -27,7 +27,9 @@ default: the evaluation's pattern sums averaged over this and the previous posit
 its side to move has at least ``leaf_vcf_fours`` squares that make a four; 0, off; with
 ``leaf_vcf_width`` k > 0, past its first four only the k best fours near the last are tried),
 ``defence_cap`` (against the opponent's open three, once a move holds, at most this many of the
-blocks and our fours, fewer near the horizon as PentaZen counts them; 0, all), ``iir``
+blocks and our fours, fewer near the horizon as PentaZen counts them; 0, all), ``move_count``
+(quiet nodes' move count: 0, ours, 3 + depth ** 1.32 and half that when the side is not
+improving; 1, PentaZen's, 3, 9, 14, 18 ... at 1, 2, 3, 4 ... plies left, at most 32), ``iir``
 (internal iterative reduction: nodes this deep or deeper without a hash move search one ply
 less; 0, off), ``width`` (moves kept at a quiet inner node, 14; ``net_width``, 18, where the
 net evaluates), ``mate_width`` (1: such a
@@ -341,6 +343,7 @@ class FullEngine(SearchEngineBase):
                                                          leaf_vcf_fours=self.option("leaf_vcf_fours", PvsConfig.leaf_vcf_fours, int),
                                                          leaf_vcf_width=self.option("leaf_vcf_width", PvsConfig.leaf_vcf_width, int),
                                                          defence_cap=self.option("defence_cap", PvsConfig.defence_cap, int),
+                                                         move_count=self.option("move_count", PvsConfig.move_count, int),
                                                          width=self.option("width", PvsConfig.width, int),
                                                          net_width=self.option("net_width", PvsConfig.net_width, int),
                                                          max_depth=self.option("max_depth", PvsConfig.max_depth, int),

@@ -6,8 +6,9 @@ opponent four to interpose) wins by force, one opponent five point leaves only i
 depth spent), an opponent open-four point (an open three on the board) leaves only the squares
 that stop it plus our own fours. Quiet nodes order every candidate (empty, a stone within two
 squares) by its class for both sides, the hash move, two killers and the history table, and keep
-the best `P_WIDTH`; the selectivity grows with the depth left (late-move reductions of
-log(depth) x log(move number) plies, a move-count limit, static cuts near the horizon). At the
+the best `P_WIDTH` (the hash move is searched before the rest are generated: a cut-off on it
+spares the generation, and the rest are scored with the history its subtree left); the
+selectivity grows with the depth left (late-move reductions of log(depth) x log(move number) plies, a move-count limit, static cuts near the horizon). At the
 horizon a quiescence search plays the side's fours (a VCF probe) over a stand-pat evaluation, the
 fitted weights of both sides' threat-class counts.
 
@@ -89,7 +90,8 @@ P_LEAF_VCF = 28  # threat-search nodes a horizon node may spend proving a VCF (0
 P_LEAF_VCF_FOURS = 29  # ... when the side to move has at least this many squares that make a four
 P_LEAF_VCF_WIDTH = 30  # ... narrowed past its first four to this many near fours a node (0: every four; `vct`)
 P_DEFENCE_CAP = 31  # against an open three, at most min(this, DEFENCE_COUNT[depth]) moves once one holds (0: all)
-P_LEN = 32
+P_MOVE_COUNT = 32  # quiet nodes' move count: 0, MOVE_COUNT_LIMIT (halved when not improving); 1, MOVE_COUNT_WIDE
+P_LEN = 33
 
 # depth-scaled selectivity (P_PRUNE 1), the shape the strong classical engines use: reductions grow
 # with log(depth) * log(move number); past a move count that grows with depth the rest are not
@@ -98,6 +100,10 @@ P_LEN = 32
 # cut. The margins are in evaluation units (250 a logit).
 LOG100 = np.array([0] + [int(round(100 * np.log(i))) for i in range(1, 257)], dtype=np.int64)
 MOVE_COUNT_LIMIT = np.array([3 + int(d ** 1.32) for d in range(MAX_PLY + 1)], dtype=np.int64)
+# PentaZen's count at a node with no four or open three on the board: wider near the horizon
+# (3, 9, 14, 18, 22 ... moves at 1-5 plies left, at most 32), the same whether improving or not
+MOVE_COUNT_WIDE = np.array([3] + [min(32, int(round(15 * np.sqrt(d) - 12))) for d in range(1, MAX_PLY + 1)],
+                           dtype=np.int64)
 # against an open three (the blocks first, then our fours) PentaZen's count: 3, 5, 7, 8, 9, ... moves
 # at 1, 2, 3, 4, 5 ... plies left, capped by P_DEFENCE_CAP
 DEFENCE_COUNT = np.array([3] + [int(round(5 * np.sqrt(d) - 2)) for d in range(1, MAX_PLY + 1)], dtype=np.int64)
@@ -612,6 +618,9 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
 
     base0 = ply * MAX_MOVES
     child_depth = depth - 1
+    # a quiet node with a hash move searches it alone first and generates the other candidates
+    # only if it does not cut; they are then scored with the history its subtree left
+    staged = False
     if nf == 1:
         q = find_class(b, op, C_FIVE, last)
         if q < 0 or not legal_for(b, q, side):
@@ -637,10 +646,18 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
                 return v
         if w.params[P_COUNTER] != 0:
             w.cmove[ply] = w.counter_moves[me * (w.counter_moves.shape[0] // 2) + last] if last >= 0 else -1
-        n = gen_moves(b, side, w, ply, 0, tmove)
         mode = 0
-        if n == 0:
-            return 0  # a full board: a draw
+        if tmove >= 0 and tmove < b.cells.shape[0] and b.cells[tmove] == EMPTY and b.nbr[tmove] > 0:
+            # the hash move is a candidate and ordered first: searched before the rest is
+            # generated, which a cut-off on it spares (`staged`)
+            staged = True
+            w.moves[base0] = tmove
+            w.scores[base0] = 1 << 28
+            n = 1
+        else:
+            n = gen_moves(b, side, w, ply, 0, tmove)
+            if n == 0:
+                return 0  # a full board: a draw
     limit = n
     if mode == 0 and n > w.params[P_WIDTH]:
         limit = w.params[P_WIDTH]
@@ -649,10 +666,26 @@ def negamax(b, side, depth, alpha, beta, ply, last, w):
     best = -INF
     best_move = w.moves[base0]
     searched = 0
-    move_limit = MOVE_COUNT_LIMIT[min(depth, MAX_PLY)]
-    if not improving:
-        move_limit = move_limit // 2
-    for i in range(n):
+    if w.params[P_MOVE_COUNT] != 0:
+        move_limit = MOVE_COUNT_WIDE[min(depth, MAX_PLY)]
+    else:
+        move_limit = MOVE_COUNT_LIMIT[min(depth, MAX_PLY)]
+        if not improving:
+            move_limit = move_limit // 2
+    i = -1
+    while True:
+        i += 1
+        if staged and i == 1:
+            # the hash move did not cut: every candidate now, the hash move at the head of the
+            # list (the highest score) where it was searched
+            staged = False
+            n = gen_moves(b, side, w, ply, 0, tmove)
+            pick_next(w, base0, 0, n)
+            limit = n
+            if n > w.params[P_WIDTH]:
+                limit = w.params[P_WIDTH]
+        if i >= n:
+            break
         if i >= limit and (best > -WIN_BOUND or w.params[P_MATE_WIDTH] == 0):
             break  # the width cut; past it only while every move so far loses by force
         if mode != 3:

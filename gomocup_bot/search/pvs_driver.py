@@ -92,6 +92,7 @@ class PvsConfig:
     leaf_vcf_fours: int = 3  # ... when its side to move has this many four-making squares (pvs.P_LEAF_VCF_FOURS) ...
     leaf_vcf_width: int = 0  # ... narrowed past its first four to this many near fours a node, 0 every four (pvs.P_LEAF_VCF_WIDTH)
     defence_cap: int = 0  # against an open three, at most this many moves (fewer near the horizon) once one holds, 0 all (pvs.P_DEFENCE_CAP)
+    move_count: int = 0  # quiet nodes' move count: 0 ours (3 + depth ** 1.32, halved when not improving), 1 PentaZen's, wider near the horizon (pvs.P_MOVE_COUNT)
 
 
 @dataclass
@@ -149,6 +150,7 @@ class PvsSearcher:
         p[K.P_LEAF_VCF_FOURS] = self.config.leaf_vcf_fours
         p[K.P_LEAF_VCF_WIDTH] = self.config.leaf_vcf_width
         p[K.P_DEFENCE_CAP] = self.config.defence_cap
+        p[K.P_MOVE_COUNT] = self.config.move_count
         p[K.P_STATIC_MARGIN] = self.config.static_margin
         p[K.P_RAZOR_SCALE] = self.config.razor
         if self.config.tt_age:

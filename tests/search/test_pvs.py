@@ -471,3 +471,34 @@ def test_distracting_fours_get_less_depth_and_the_defence_stays(table_of_2026_11
         x, y = xy(board, out.move)
         assert y == 7 and x in (3, 4, 8, 9), (x, y)
     assert distract.nodes < 0.9 * plain.nodes, (plain.nodes, distract.nodes)
+
+
+def test_a_cut_off_on_the_hash_move_spares_the_generation_of_the_other_moves():
+    """A quiet node with a hash move searches it before the candidate list is made: where it cuts
+    (a null window below its value) the list's slots past the first stay as they were; with a full
+    window the node goes on and generates them."""
+    from gomocup_bot.core.classes import C_FLEX4
+    from gomocup_bot.search import pvs as K
+    from gomocup_bot.search.bench import midgame_boards
+
+    checked = 0
+    for board, side in midgame_boards():
+        op = 2 - side
+        if board.cnt[op, C_FIVE] > 0 or board.cnt[op, C_FLEX4] > 0:
+            continue  # not a quiet node
+        w = K.new_work(board, K.new_tt(1 << 20), K.default_params(), np.zeros(1, dtype=np.int32))
+        v = K.negamax(board, side, 6, -K.INF, K.INF, 0, -1, w)
+        if abs(v) > WIN_BOUND:
+            continue
+        found, _, _, _, move = K.tt_probe(w, board.hash[0] ^ np.uint64(side))
+        assert found and move >= 0
+        w.moves[:K.MAX_MOVES] = -7
+        cut = K.negamax(board, side, 7, v - 301, v - 300, 0, -1, w)
+        if cut < v - 300:
+            continue  # the hash move did not hold this window at the next depth
+        assert w.moves[0] == move and np.all(w.moves[1:K.MAX_MOVES] == -7)
+        w.moves[:K.MAX_MOVES] = -7
+        K.negamax(board, side, 7, -K.INF, K.INF, 0, -1, w)
+        assert np.count_nonzero(w.moves[1:K.MAX_MOVES] != -7) > 10
+        checked += 1
+    assert checked >= 3
